@@ -1,0 +1,4 @@
+"""recon — the ReconBench harness."""
+
+__version__ = "0.1.0"
+__all__ = ["__version__"]

@@ -1,0 +1,29 @@
+"""One exception family, printed by the CLI without a traceback.
+
+Exit codes: 2 for bad input (config, usage, schema), 1 for run failures.
+"""
+
+from __future__ import annotations
+
+EXIT_RUN_FAILURE = 1
+EXIT_BAD_INPUT = 2
+
+
+class ReconError(Exception):
+    """Base of every error the harness reports to a person."""
+
+    exit_code = EXIT_RUN_FAILURE
+
+
+class ConfigError(ReconError):
+    """A file or argument is wrong: names the file, the field path and the fix."""
+
+    exit_code = EXIT_BAD_INPUT
+
+
+class StoreError(ReconError):
+    """The content-addressed store is missing an object or holds a corrupt one."""
+
+
+class HarnessError(ReconError):
+    """The harness itself (browser, engine, filesystem) failed; never a model failure."""

@@ -1,0 +1,1 @@
+"""recon.model."""

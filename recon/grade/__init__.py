@@ -1,1 +1,5 @@
-"""recon.grade."""
+"""recon.grade: pure metrics, one module per dimension, and their composition."""
+
+from recon.grade.compose import Composed, compose, functional, mean
+
+__all__ = ["Composed", "compose", "functional", "mean"]

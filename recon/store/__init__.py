@@ -1,1 +1,51 @@
-"""recon.store."""
+"""recon.store: content-addressed blobs, Merkle trees, the action cache and the stat cache."""
+
+from recon.store.actions import ActionCache
+from recon.store.atomic import write_atomic
+from recon.store.canonical import canonical_json, digest_bytes, digest_json
+from recon.store.maintenance import (
+    GcReport,
+    OutputRef,
+    VerifyReport,
+    gc,
+    outputs_refs,
+    reachable,
+    verify,
+)
+from recon.store.objects import Store, hash_file
+from recon.store.statcache import StatCache
+from recon.store.tree import (
+    TreeFile,
+    checkout_tree,
+    put_files,
+    put_tree,
+    read_tree,
+    tree_files,
+    tree_reader,
+    walk_tree,
+)
+
+__all__ = [
+    "ActionCache",
+    "GcReport",
+    "OutputRef",
+    "StatCache",
+    "Store",
+    "TreeFile",
+    "VerifyReport",
+    "canonical_json",
+    "checkout_tree",
+    "digest_bytes",
+    "digest_json",
+    "gc",
+    "hash_file",
+    "outputs_refs",
+    "put_files",
+    "put_tree",
+    "read_tree",
+    "reachable",
+    "tree_files",
+    "tree_reader",
+    "verify",
+    "walk_tree",
+]

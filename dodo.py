@@ -1,0 +1,20 @@
+"""doit entry point: thin. ``doit release:demo``, ``doit list``, ``doit info <task>``."""
+
+import sys
+from pathlib import Path
+
+from recon.errors import ReconError
+from recon.pipeline import Pipeline
+
+try:
+    PIPELINE = Pipeline.open(Path(__file__).resolve().parent)
+except ReconError as err:
+    print(f"recon: {err}", file=sys.stderr)
+    sys.exit(err.exit_code)
+
+DOIT_CONFIG = PIPELINE.doit_config()
+
+
+def task_recon():  # type: ignore[no-untyped-def]
+    """Every cell of every release definition (see DESIGN §4)."""
+    yield from PIPELINE.tasks()

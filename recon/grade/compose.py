@@ -1,0 +1,37 @@
+"""Functional pass rate and the weighted total, with every term of the arithmetic kept."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Composed:
+    total: float
+    arithmetic: list[dict[str, Any]]
+
+
+def functional(passed: Mapping[str, bool], weights: Mapping[str, float]) -> float:
+    """Weighted pass rate of the sealed assertions; an assertion with no result fails."""
+    total = sum(weights.values())
+    if total <= 0:
+        return 1.0
+    return sum(w for ident, w in sorted(weights.items()) if passed.get(ident, False)) / total
+
+
+def compose(dimensions: Mapping[str, float], weights: Mapping[str, float]) -> Composed:
+    """``total = Σ weight × dimension`` over the weighted dimensions, in a fixed order."""
+    rows: list[dict[str, Any]] = []
+    total = 0.0
+    for name in sorted(weights):
+        value = float(dimensions[name])
+        product = weights[name] * value
+        total += product
+        rows.append({"term": name, "weight": weights[name], "value": value, "product": product})
+    return Composed(total=min(1.0, max(0.0, total)), arithmetic=rows)
+
+
+def mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values) if values else 0.0

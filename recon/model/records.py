@@ -1,0 +1,151 @@
+"""Records the pipeline writes: attempts, cells (action cache), pointers, release JSON, manifest."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from recon.model.base import Strict, Versioned
+from recon.model.case import Digest
+
+Outcome = Literal["valid", "missing", "ungradeable", "timeout", "harness_failure", "withdrawn"]
+CellKind = Literal[
+    "evidence", "workspace", "image", "attempt", "oracle", "capture", "probe", "grade",
+    "aggregate", "site", "manifest",
+]
+
+
+class Ref(Strict):
+    """An output of a cell: a stored blob or tree."""
+
+    digest: Digest
+    type: Literal["blob", "tree"] = "blob"
+
+
+class Trace(Strict):
+    turns: int | None = None
+    tool_calls: int | None = None
+    tokens: int | None = None
+
+
+class AttemptRecord(Versioned):
+    """One production run of one entry on one case. Immutable once written."""
+
+    entry: str
+    case: str
+    index: int
+    protocol: str
+    backend: Literal["native", "docker"]
+    formal: bool
+    outcome: Outcome
+    reason: str
+    exit_code: int | None = None
+    duration_s: float
+    image: Digest
+    logs: Digest
+    trace: Trace = Field(default_factory=Trace)
+
+
+class CellRecord(Versioned):
+    """The action-cache record of one finished cell."""
+
+    kind: CellKind
+    name: str
+    key: Digest
+    inputs: dict[str, str]
+    outputs: dict[str, Ref]
+    duration_s: float
+    timings: dict[str, float] = Field(default_factory=dict)
+
+
+class Pointer(Versioned):
+    """The doit target of a cell: its key and output digests (the outputs live in the store)."""
+
+    kind: CellKind
+    name: str
+    key: Digest
+    outputs: dict[str, Ref]
+    retry: bool = False
+
+
+class ManifestCell(Strict):
+    kind: CellKind
+    name: str
+    key: Digest
+    outputs: dict[str, Ref]
+
+
+class ManifestInputs(Strict):
+    cases: dict[str, dict[str, str]]
+    entries: dict[str, Digest]
+    protocol: Digest
+    code: dict[str, Digest]
+    browser: str
+
+
+class Manifest(Versioned):
+    """releases/<id>/manifest.json: every input and output digest of a release."""
+
+    release: str
+    inputs: ManifestInputs
+    cells: list[ManifestCell]
+    release_json: Digest
+    site: Digest
+
+
+class CaseScore(Strict):
+    case: str
+    attempts: dict[str, int]
+    valid: int
+    mean: float | None
+    per_attempt: list[float | None]
+
+
+class EntryResult(Strict):
+    entry: str
+    model: str
+    agent: str
+    rank: int | None
+    ranked: bool
+    score: float | None
+    covered: int
+    cases: list[CaseScore]
+
+
+class Reliability(Strict):
+    attempts: int
+    by_outcome: dict[str, int]
+    harness_failure_rate: float
+
+
+class AttemptSummary(Strict):
+    """A public line per attempt: whitelisted numbers and digests only."""
+
+    id: str
+    entry: str
+    case: str
+    index: int
+    outcome: Outcome
+    reason: str
+    formal: bool
+    total: float | None
+    dimensions: dict[str, float]
+    arithmetic: list[dict[str, float | str]]
+    trace: Trace
+    record: Digest
+
+
+class ReleaseResult(Versioned):
+    """releases/<id>/release.json: the scored result of a release."""
+
+    release: str
+    title: str
+    protocol: str
+    formal: bool
+    formal_note: str
+    aggregation: str
+    active_cases: list[str]
+    entries: list[EntryResult]
+    attempts: list[AttemptSummary]
+    reliability: Reliability

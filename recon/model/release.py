@@ -1,0 +1,45 @@
+"""releases/<id>.yaml: a frozen split, protocol, entry set and aggregation rule."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from recon.model.base import Strict, Versioned
+from recon.model.case import Id
+
+
+class Retry(Strict):
+    harness_failure: int = Field(default=2, ge=0, le=10)
+
+
+class Protocol(Strict):
+    name: Id
+    repeats: int = Field(ge=1, le=100)
+    time_limit_s: int = Field(ge=1)
+    backend: Literal["native", "docker"]
+    formal: bool
+    egress: list[str] = Field(default_factory=list)
+    retry: Retry = Field(default_factory=Retry)
+
+    @model_validator(mode="after")
+    def _native_is_informal(self) -> Protocol:
+        if self.formal and self.backend == "native":
+            raise ValueError(
+                "a formal protocol requires backend docker; native attempts are non-formal"
+            )
+        return self
+
+
+class Aggregation(Strict):
+    rule: Literal["case-mean-v1"] = "case-mean-v1"
+
+
+class ReleaseDef(Versioned):
+    id: Id
+    title: str
+    cases: list[Id] = Field(min_length=1)
+    entries: list[Id] = Field(min_length=1)
+    protocol: Protocol
+    aggregation: Aggregation = Field(default_factory=Aggregation)

@@ -1,0 +1,161 @@
+"""A release definition turned into its DAG of cells (DESIGN §4)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from recon.model import ReleaseDef
+from recon.pipeline.cells import Cell
+from recon.pipeline.matrix import points
+from recon.pipeline.project import LoadedCase, Project
+from recon.sandbox import native_recipe
+from recon.store import StatCache, digest_json
+
+
+def _point_params(case: LoadedCase) -> list[dict[str, Any]]:
+    return [
+        {"route": p.route, "viewport": p.viewport.model_dump(mode="json"), "state": p.state}
+        for p in points(case.contract)
+    ]
+
+
+class Graph:
+    """Builds cells once per name, so releases that share cells share them in doit too."""
+
+    def __init__(self, project: Project, stat: StatCache, browser: str) -> None:
+        self.project = project
+        self.stat = stat
+        self.browser = browser
+        self.cells: dict[str, Cell] = {}
+        self.files: dict[str, list[str]] = {}  # cell id -> source files it reads
+
+    def _cell(self, kind: str, name: str, params: dict[str, Any], deps: dict[str, Cell],
+              files: list[str] | None = None, context: dict[str, Any] | None = None) -> Cell:
+        cell = Cell(kind, name, params, deps, context or {})
+        known = self.cells.get(cell.id)
+        if known is not None:
+            return known
+        self.cells[cell.id] = cell
+        self.files[cell.id] = sorted(files or [])
+        return cell
+
+    def _digest(self, path: Any) -> str:
+        return self.stat.digest(path)
+
+    def evidence(self, case: LoadedCase) -> Cell:
+        files = [str(p) for p in sorted(case.public.rglob("*")) if p.is_file()]
+        return self._cell("evidence", case.id, {"case": case.id, "version": case.case.version},
+                          {}, files + [str(case.folder / "case.yaml")])
+
+    def workspace(self, case: LoadedCase, condition: str) -> Cell:
+        return self._cell("workspace", f"{case.id}.{condition}", {"condition": condition},
+                          {"evidence": self.evidence(case)})
+
+    def image(self, backend: str) -> Cell:
+        return self._cell("image", backend, {"recipe": native_recipe()}, {})
+
+    def entry_digest(self, entry_id: str) -> str:
+        entry = self.project.entries[entry_id]
+        files = {rel: self._digest(self.project.entries_dir / rel) for rel in entry.agent.files}
+        return digest_json({"entry": entry.model_dump(mode="json"), "files": files})
+
+    def attempt(self, release: ReleaseDef, entry_id: str, case: LoadedCase, index: int) -> Cell:
+        entry = self.project.entries[entry_id]
+        protocol = release.protocol
+        name = f"{protocol.name}.{entry_id}.{case.id}.{index}"
+        params = {
+            "entry": entry_id, "case": case.id, "index": index,
+            "entry_digest": self.entry_digest(entry_id),
+            "protocol": self.project.protocol_digest(protocol),
+        }
+        files = [str(self.project.entries_dir / f"{entry_id}.yaml")]
+        files += [str(self.project.entries_dir / rel) for rel in entry.agent.files]
+        deps = {"workspace": self.workspace(case, entry.evidence_condition),
+                "image": self.image(entry.sandbox.backend)}
+        # The protocol is read from this release; any release naming it holds the same one.
+        return self._cell("attempt", name, params, deps, files, {"release": release.id})
+
+    def oracle(self, case: LoadedCase, point: dict[str, Any], point_id: str) -> Cell:
+        files = [str(p) for p in sorted(case.reference.rglob("*")) if p.is_file()]
+        params = {"case": case.id, "point": point, "browser": self.browser}
+        return self._cell("oracle", f"{case.id}.{point_id}", params, {}, files)
+
+    def graded(self, attempt: Cell, case: LoadedCase) -> tuple[Cell, Cell]:
+        pts = _point_params(case)
+        grading = str(case.grading_file)
+        gdigest = self._digest(grading)
+        capture = self._cell("capture", attempt.name, {"points": pts, "browser": self.browser},
+                             {"attempt": attempt})
+        probe = self._cell("probe", attempt.name,
+                           {"case": case.id, "point": pts[0], "grading": gdigest,
+                            "browser": self.browser},
+                           {"attempt": attempt}, [grading])
+        oracles = {}
+        for raw, pt in zip(pts, points(case.contract), strict=True):
+            oracles[f"oracle.{pt.id}"] = self.oracle(case, raw, pt.id)
+        grade = self._cell("grade", attempt.name,
+                           {"case": case.id, "points": pts, "grading": gdigest},
+                           {"attempt": attempt, "capture": capture, "probe": probe, **oracles},
+                           [grading])
+        return capture, grade
+
+    def release(self, release: ReleaseDef) -> Cell:
+        """The manifest cell of a release; every other cell of it is upstream."""
+        attempts: dict[str, Cell] = {}
+        grades: dict[str, Cell] = {}
+        captures: dict[str, Cell] = {}
+        for case_id in release.cases:
+            case = self.project.cases[case_id]
+            for entry_id in release.entries:
+                for index in range(release.protocol.repeats):
+                    cell = self.attempt(release, entry_id, case, index)
+                    attempts[cell.name] = cell
+                    captures[cell.name], grades[cell.name] = self.graded(cell, case)
+        agg = self._cell(
+            "aggregate", release.id,
+            {"release": release.id, "attempts": sorted(attempts),
+             "definition": digest_json(release.model_dump(mode="json")),
+             "entries": {e: self.entry_digest(e) for e in release.entries}},
+            {**{f"attempt.{k}": v for k, v in attempts.items()},
+             **{f"grade.{k}": v for k, v in grades.items()}},
+        )
+        evidence = {f"evidence.{c}": self.evidence(self.project.cases[c]) for c in release.cases}
+        site = self._cell("site", release.id, {"release": release.id},
+                          {"aggregate": agg, **evidence,
+                           **{f"capture.{k}": v for k, v in captures.items()}})
+        upstream = self._upstream([site])
+        return self._cell("manifest", release.id,
+                          {"release": release.id, "inputs": self.manifest_inputs(release)},
+                          {c.id: c for c in upstream})
+
+    def _upstream(self, roots: list[Cell]) -> list[Cell]:
+        from recon.pipeline.cells import walk
+
+        return list(walk(roots))
+
+    def manifest_inputs(self, release: ReleaseDef) -> dict[str, Any]:
+        from recon.pipeline.keys import CODE_PATHS, code_digest
+
+        cases = {}
+        for case_id in release.cases:
+            case = self.project.cases[case_id]
+            cases[case_id] = {
+                "version": str(case.case.version),
+                "case": self._digest(case.folder / "case.yaml"),
+                "grading": self._digest(case.grading_file),
+                "reference": digest_json({
+                    str(p.relative_to(case.reference)): self._digest(p)
+                    for p in sorted(case.reference.rglob("*")) if p.is_file()
+                }),
+                "public": digest_json({
+                    str(p.relative_to(case.public)): self._digest(p)
+                    for p in sorted(case.public.rglob("*")) if p.is_file()
+                }),
+            }
+        return {
+            "cases": cases,
+            "entries": {e: self.entry_digest(e) for e in release.entries},
+            "protocol": self.project.protocol_digest(release.protocol),
+            "code": {kind: code_digest(kind, self.stat) for kind in CODE_PATHS},
+            "browser": self.browser,
+        }

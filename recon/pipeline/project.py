@@ -1,0 +1,158 @@
+"""The project on disk: cases, entries and release definitions, loaded and cross-checked."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+from recon.errors import ConfigError
+from recon.model import Case, Contract, Entry, Grading, Protocol, ReleaseDef, load_yaml
+from recon.store import digest_json
+
+
+@dataclass(frozen=True)
+class LoadedCase:
+    case: Case
+    folder: Path
+    contract: Contract
+    grading: Grading
+    sealed: Path
+
+    @property
+    def id(self) -> str:
+        return self.case.id
+
+    @property
+    def public(self) -> Path:
+        return self.folder / "public"
+
+    @property
+    def reference(self) -> Path:
+        return self.sealed / "reference"
+
+    @property
+    def grading_file(self) -> Path:
+        return self.sealed / "grading.yaml"
+
+
+@dataclass
+class Project:
+    """Everything under one project root. Sealed material may live elsewhere (RECON_SEALED)."""
+
+    root: Path
+    store_root: Path
+    sealed_root: Path | None = None
+    _entries: dict[str, Entry] = field(default_factory=dict)
+
+    @classmethod
+    def open(cls, root: Path) -> Project:
+        root = Path(root).resolve()
+        store = Path(os.environ.get("RECON_STORE") or root / "store").resolve()
+        sealed_env = os.environ.get("RECON_SEALED")
+        return cls(root=root, store_root=store, sealed_root=Path(sealed_env) if sealed_env else None)
+
+    def sealed_dir(self, case_id: str) -> Path:
+        if self.sealed_root is not None:
+            return self.sealed_root / case_id
+        return self.root / "cases" / case_id / "sealed"
+
+    @cached_property
+    def cases(self) -> dict[str, LoadedCase]:
+        found: dict[str, LoadedCase] = {}
+        for path in sorted((self.root / "cases").glob("*/case.yaml")):
+            case = load_yaml(Case, path)
+            if case.id != path.parent.name:
+                raise ConfigError(
+                    f"{path}: id: {case.id!r} does not match its folder {path.parent.name!r}; "
+                    "rename one of them"
+                )
+            sealed = self.sealed_dir(case.id)
+            found[case.id] = LoadedCase(
+                case=case,
+                folder=path.parent,
+                contract=load_yaml(Contract, path.parent / "public" / "contract.yaml"),
+                grading=load_yaml(Grading, sealed / "grading.yaml"),
+                sealed=sealed,
+            )
+        return found
+
+    @cached_property
+    def entries(self) -> dict[str, Entry]:
+        found: dict[str, Entry] = {}
+        for path in sorted((self.root / "entries").glob("*.yaml")):
+            entry = load_yaml(Entry, path)
+            if entry.id != path.stem:
+                raise ConfigError(
+                    f"{path}: id: {entry.id!r} does not match the file name {path.stem!r}; "
+                    "rename one of them"
+                )
+            for rel in entry.agent.files:
+                if not (self.entries_dir / rel).is_file():
+                    raise ConfigError(f"{path}: agent.files: {rel!r} not found under entries/")
+            found[entry.id] = entry
+        return found
+
+    @property
+    def entries_dir(self) -> Path:
+        return self.root / "entries"
+
+    @cached_property
+    def releases(self) -> dict[str, ReleaseDef]:
+        found: dict[str, ReleaseDef] = {}
+        protocols: dict[str, tuple[Path, Protocol]] = {}
+        for path in sorted((self.root / "releases").glob("*.yaml")):
+            release = load_yaml(ReleaseDef, path)
+            if release.id != path.stem:
+                raise ConfigError(
+                    f"{path}: id: {release.id!r} does not match the file name {path.stem!r}"
+                )
+            self._check_refs(path, release)
+            seen = protocols.setdefault(release.protocol.name, (path, release.protocol))
+            if seen[1] != release.protocol:
+                raise ConfigError(
+                    f"{path}: protocol: {release.protocol.name!r} is defined differently in "
+                    f"{seen[0]}; give the changed protocol a new name"
+                )
+            found[release.id] = release
+        return found
+
+    def _check_refs(self, path: Path, release: ReleaseDef) -> None:
+        for label, ids, known in (
+            ("cases", release.cases, self.cases),
+            ("entries", release.entries, self.entries),
+        ):
+            for i, ident in enumerate(ids):
+                if ident not in known:
+                    folder = f"cases/{ident}/case.yaml" if label == "cases" else f"entries/{ident}.yaml"
+                    raise ConfigError(
+                        f"{path}: {label}[{i}]: unknown {label[:-1].replace('entrie', 'entry')} "
+                        f"{ident!r} (known: {', '.join(sorted(known)) or 'none'}); "
+                        f"add {folder} or fix the id"
+                    )
+            if len(set(ids)) != len(ids):
+                raise ConfigError(f"{path}: {label}: listed twice: {sorted(ids)}")
+        for ident in release.entries:
+            entry = self.entries[ident]
+            if release.protocol.formal and entry.sandbox.backend == "native":
+                raise ConfigError(
+                    f"{path}: entries: {ident!r} runs on the native backend, which a formal "
+                    "release refuses; pin a docker sandbox in its entry"
+                )
+
+    def release(self, release_id: str) -> ReleaseDef:
+        try:
+            return self.releases[release_id]
+        except KeyError:
+            known = ", ".join(sorted(self.releases)) or "none"
+            raise ConfigError(
+                f"releases/{release_id}.yaml: no such release (known: {known})"
+            ) from None
+
+    def protocol_digest(self, protocol: Protocol) -> str:
+        return digest_json(protocol.model_dump(mode="json"))
+
+    def validate(self) -> None:
+        """Load everything; the first problem raises a ConfigError."""
+        _ = self.cases, self.entries, self.releases

@@ -1,0 +1,28 @@
+"""The live roots of the store: pointer files and committed release manifests."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from recon.store import OutputRef
+
+
+def live_roots(store_root: Path, releases: Path) -> dict[str, list[OutputRef]]:
+    """Cell key -> output refs, for every pointer under the store and every manifest."""
+    roots: dict[str, list[OutputRef]] = {}
+    for path in sorted((store_root / "cells").glob("*/*.json")):
+        pointer = json.loads(path.read_bytes())
+        roots[pointer["key"]] = _refs(pointer["outputs"])
+    for path in sorted(releases.glob("*/manifest.json")):
+        manifest = json.loads(path.read_bytes())
+        for cell in manifest["cells"]:
+            roots[cell["key"]] = _refs(cell["outputs"])
+        roots[f"release:{manifest['release']}"] = [
+            OutputRef(manifest["release_json"]), OutputRef(manifest["site"], "tree")
+        ]
+    return roots
+
+
+def _refs(outputs: dict[str, dict[str, str]]) -> list[OutputRef]:
+    return [OutputRef(o["digest"], o.get("type", "blob")) for o in outputs.values()]

@@ -1,0 +1,114 @@
+"""`recon store verify` and `recon store gc`."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from recon.errors import StoreError
+from recon.store.actions import ActionCache
+from recon.store.objects import hash_file
+from recon.store.objects import Store
+from recon.store.tree import tree_objects
+
+
+@dataclass(frozen=True)
+class OutputRef:
+    """A digest a cell produced, and whether it is a blob or a tree."""
+
+    digest: str
+    type: str = "blob"
+
+
+@dataclass
+class VerifyReport:
+    checked: int = 0
+    corrupt: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.corrupt and not self.missing
+
+
+def reachable(store: Store, refs: Iterable[OutputRef]) -> tuple[set[str], list[str]]:
+    """Every object the refs reach (trees expanded), and the refs whose objects are missing."""
+    seen: set[str] = set()
+    missing: list[str] = []
+    for ref in refs:
+        if ref.digest in seen:
+            continue
+        if not store.has(ref.digest):
+            missing.append(ref.digest)
+            continue
+        if ref.type == "tree":
+            for digest in tree_objects(store, ref.digest):
+                if not store.has(digest):
+                    missing.append(digest)
+                seen.add(digest)
+        else:
+            seen.add(ref.digest)
+    return seen, missing
+
+
+def verify(store: Store, cache: ActionCache, refs: Iterable[OutputRef]) -> VerifyReport:
+    """Re-hash every object, then check that every recorded output is present."""
+    report = VerifyReport()
+    for digest in store.iter_digests():
+        report.checked += 1
+        if hash_file(store.path(digest)) != digest:
+            report.corrupt.append(digest)
+    record_refs = [ref for key in cache.keys() for ref in _record_refs(cache, key)]
+    _, missing = reachable(store, [*refs, *record_refs])
+    report.missing = sorted(set(missing))
+    return report
+
+
+def _record_refs(cache: ActionCache, key: str) -> list[OutputRef]:
+    record = cache.get(key) or {}
+    return outputs_refs(record.get("outputs", {}))
+
+
+def outputs_refs(outputs: dict[str, dict[str, str]]) -> list[OutputRef]:
+    """The refs of a cell's ``outputs`` mapping (``{name: {"digest", "type"}}``)."""
+    try:
+        return [OutputRef(o["digest"], o.get("type", "blob")) for o in outputs.values()]
+    except (KeyError, TypeError, AttributeError) as err:
+        raise StoreError(f"malformed outputs mapping: {outputs!r}") from err
+
+
+@dataclass
+class GcReport:
+    kept: int = 0
+    removed_objects: list[str] = field(default_factory=list)
+    removed_actions: list[str] = field(default_factory=list)
+    freed_bytes: int = 0
+
+
+def gc(
+    store: Store, cache: ActionCache, roots: dict[str, list[OutputRef]], *, dry_run: bool
+) -> GcReport:
+    """Remove objects and action records that no root reaches.
+
+    ``roots`` maps each live cell key to its outputs (from pointer files and manifests).
+    An action record whose key is not a root goes too, so the cache never claims an
+    output the store no longer holds.
+    """
+    live, _ = reachable(store, [ref for refs in roots.values() for ref in refs])
+    report = GcReport()
+    for key in list(cache.keys()):
+        if key not in roots:
+            report.removed_actions.append(key)
+            if not dry_run:
+                cache.remove(key)
+    for digest in list(store.iter_digests()):
+        if digest in live:
+            report.kept += 1
+            continue
+        path = store.path(digest)
+        report.removed_objects.append(digest)
+        report.freed_bytes += path.stat().st_size
+        if not dry_run:
+            os.unlink(path)
+    return report

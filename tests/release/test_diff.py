@@ -1,0 +1,254 @@
+"""Unit tests for recon.release.diff: loading sides, comparing, the table and the JSON."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import blake3
+import pytest
+
+from recon.errors import ConfigError
+from recon.model.records import (
+    CaseScore,
+    EntryResult,
+    Manifest,
+    ManifestCell,
+    ManifestInputs,
+    Ref,
+    ReleaseResult,
+    Reliability,
+)
+from recon.release.diff import diff, load_side, render_table, to_json
+
+# --- factories -----------------------------------------------------------------------
+
+
+def d(label: str) -> str:
+    return blake3.blake3(label.encode()).hexdigest()
+
+
+CASES = ("home", "shop")
+ENTRIES = ("alpha", "beta")
+
+
+def cells(grade_code: str = "g1") -> list[ManifestCell]:
+    """evidence + attempt + grade cells per case and entry; grade keys follow the grader code."""
+    out = [ManifestCell(kind="evidence", name=c, key=d(f"ev-{c}"), outputs={}) for c in CASES]
+    for e in ENTRIES:
+        for c in CASES:
+            name = f"{e}.{c}.0"
+            out.append(
+                ManifestCell(
+                    kind="attempt",
+                    name=name,
+                    key=d(f"at-{name}"),
+                    outputs={"record": Ref(digest=d(f"rec-{name}"))},
+                )
+            )
+            out.append(
+                ManifestCell(
+                    kind="grade",
+                    name=name,
+                    key=d(f"gr-{name}-{grade_code}"),
+                    outputs={"table": Ref(digest=d(f"tab-{name}-{grade_code}"))},
+                )
+            )
+    return out
+
+
+def manifest(grade_code: str = "g1", **over: Any) -> Manifest:
+    fields: dict[str, Any] = {
+        "release": "2025q1",
+        "inputs": ManifestInputs(
+            cases={c: {"public": d(f"pub-{c}"), "sealed": d(f"seal-{c}")} for c in CASES},
+            entries={e: d(f"entry-{e}") for e in ENTRIES},
+            protocol=d("protocol"),
+            code={"grade": d(grade_code), "capture": d("capture-code")},
+            browser="chromium 126.0.6478.126",
+        ),
+        "cells": cells(grade_code),
+        "release_json": d(f"release-{grade_code}"),
+        "site": d(f"site-{grade_code}"),
+    }
+    return Manifest(**(fields | over))
+
+
+def entry(name: str, rank: int | None, score: float | None) -> EntryResult:
+    case = CaseScore(case="home", attempts={"valid": 1}, valid=1, mean=score, per_attempt=[score])
+    return EntryResult(
+        entry=name,
+        model=f"{name}-m",
+        agent=f"{name}-a",
+        rank=rank,
+        ranked=rank is not None,
+        score=score,
+        covered=2,
+        cases=[case],
+    )
+
+
+def result(scores: Mapping[str, tuple[int | None, float | None]], **over: Any) -> ReleaseResult:
+    fields: dict[str, Any] = {
+        "release": "2025q1",
+        "title": "Q1",
+        "protocol": "std",
+        "formal": True,
+        "formal_note": "docker",
+        "aggregation": "case-mean-v1",
+        "active_cases": list(CASES),
+        "entries": [entry(n, r, s) for n, (r, s) in sorted(scores.items())],
+        "attempts": [],
+        "reliability": Reliability(attempts=0, by_outcome={}, harness_failure_rate=0.0),
+    }
+    return ReleaseResult(**(fields | over))
+
+
+BEFORE = {"alpha": (1, 0.70), "beta": (2, 0.60)}
+AFTER = {"alpha": (2, 0.65), "beta": (1, 0.72)}
+
+
+def write_side(folder: Path, m: Manifest, r: ReleaseResult) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "manifest.json").write_text(m.model_dump_json(indent=2))
+    (folder / "release.json").write_text(r.model_dump_json(indent=2))
+    return folder / "manifest.json"
+
+
+# --- comparing -----------------------------------------------------------------------
+
+
+def test_identical_manifests_are_identical() -> None:
+    result_diff = diff(manifest(), result(BEFORE), manifest(), result(BEFORE))
+    assert result_diff.identical
+    assert not (result_diff.inputs or result_diff.cells or result_diff.scores)
+    assert render_table(result_diff) == "recon diff 2025q1 -> 2025q1\nidentical\n"
+    data = to_json(result_diff)
+    assert data["identical"] is True and data["inputs"] == [] and data["scores"] == []
+    assert json.loads(json.dumps(data)) == data
+
+
+def test_grader_change_reports_code_digest_grade_cells_and_score_moves() -> None:
+    result_diff = diff(manifest("g1"), result(BEFORE), manifest("g2"), result(AFTER))
+    assert not result_diff.identical
+    table = render_table(result_diff)
+    sections = [line for line in table.splitlines() if line in ("inputs", "cells", "scores")]
+    assert sections == ["inputs", "cells", "scores"]
+
+    # inputs: only the grade code digest moved, shown short
+    assert [c.path for c in result_diff.inputs] == ["code.grade"]
+    assert f"code.grade  changed  {d('g1')[:12]}  ->  {d('g2')[:12]}" in table
+    assert d("g1") not in table  # short digests only
+    # cells: four grade cells re-keyed, attempts untouched
+    assert "grade: 4 changed, 0 added, 0 removed, 0 unchanged" in table
+    assert "attempt: 0 changed, 0 added, 0 removed, 4 unchanged" in table
+    assert "evidence: 0 changed, 0 added, 0 removed, 2 unchanged" in table
+    for name in ("alpha.home.0", "alpha.shop.0", "beta.home.0", "beta.shop.0"):
+        old, new = d(f"gr-{name}-g1")[:12], d(f"gr-{name}-g2")[:12]
+        assert re.search(rf"^      {re.escape(name)} +changed  {old}  ->  {new}$", table, re.M)
+    # scores: both entries moved, with deltas and ranks
+    assert "alpha  0.7000  ->  0.6500  -0.0500  1     ->  2" in table
+    assert "beta   0.6000  ->  0.7200  +0.1200  2     ->  1" in table
+
+    data = to_json(result_diff)
+    assert data["identical"] is False
+    assert data["inputs"] == [
+        {"path": "code.grade", "old": d("g1"), "new": d("g2"), "change": "changed"}
+    ]
+    assert data["cells"]["kinds"]["grade"] == {
+        "changed": 4,
+        "added": 0,
+        "removed": 0,
+        "unchanged": 0,
+    }
+    assert data["cells"]["kinds"]["attempt"]["unchanged"] == 4
+    changed = [c for c in data["cells"]["changes"] if c["kind"] == "grade"]
+    assert len(changed) == 4 and changed[0]["outputs"]["table"][1] == d("tab-alpha.home.0-g2")
+    moves = {m["entry"]: m for m in data["scores"]}
+    assert moves["beta"]["old_rank"] == 2 and moves["beta"]["new_rank"] == 1
+    assert moves["beta"]["delta"] == pytest.approx(0.12)
+    assert {o["path"] for o in data["outputs"]} == {"release_json", "site"}
+    assert json.loads(json.dumps(data)) == data
+
+
+def test_added_removed_cells_entries_and_cases() -> None:
+    a = manifest()
+    b_inputs = a.inputs.model_copy(
+        update={
+            "cases": {"home": a.inputs.cases["home"], "blog": {"public": d("pub-blog")}},
+            "entries": {"alpha": d("entry-alpha-v2"), "gamma": d("entry-gamma")},
+            "browser": "chromium 127",
+        }
+    )
+    extra = ManifestCell(kind="evidence", name="blog", key=d("ev-blog"), outputs={})
+    b = manifest(inputs=b_inputs, cells=[c for c in a.cells if c.name != "shop"] + [extra])
+    old = result(BEFORE)
+    new = result({"alpha": (1, 0.70), "gamma": (None, 0.5)})
+    result_diff = diff(a, old, b, new)
+    changes = {c.path: c.change for c in result_diff.inputs}
+    assert changes == {
+        "browser": "changed",
+        "cases.blog.public": "added",
+        "cases.shop.public": "removed",
+        "cases.shop.sealed": "removed",
+        "entries.alpha": "changed",
+        "entries.beta": "removed",
+        "entries.gamma": "added",
+    }
+    table = render_table(result_diff)
+    assert "evidence: 0 changed, 1 added, 1 removed, 1 unchanged" in table
+    assert "blog  added    (none)" in table
+    assert [(m.entry, m.delta) for m in result_diff.scores] == [("beta", None), ("gamma", None)]
+    assert "gamma  —       ->  0.5000  —      —     ->  —" in table
+
+
+def test_duplicate_cells_in_a_manifest_are_refused() -> None:
+    a = manifest()
+    twice = manifest(cells=[*a.cells, a.cells[0]])
+    with pytest.raises(ConfigError, match=r"cells\[evidence home\] listed twice"):
+        diff(a, result(BEFORE), twice, result(BEFORE))
+
+
+# --- loading -------------------------------------------------------------------------
+
+
+def test_load_side_by_path_folder_and_release_id(tmp_path: Path) -> None:
+    m, r = manifest(), result(BEFORE)
+    path = write_side(tmp_path / "releases" / "2025q1", m, r)
+    assert load_side(str(path), tmp_path) == (m, r)
+    assert load_side(str(path.parent), tmp_path) == (m, r)
+    assert load_side("2025q1", tmp_path) == (m, r)
+
+
+def test_load_side_missing_files_name_the_file_and_the_fix(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as err:
+        load_side("2025q9", tmp_path)
+    message = str(err.value)
+    assert str(tmp_path / "releases" / "2025q9" / "manifest.json") in message
+    assert "doit release" in message
+    folder = tmp_path / "only-manifest"
+    folder.mkdir()
+    (folder / "manifest.json").write_text(manifest().model_dump_json())
+    with pytest.raises(ConfigError, match=r"only-manifest/release\.json: file not found"):
+        load_side(str(folder / "manifest.json"), tmp_path)
+    with pytest.raises(ConfigError, match=r"neither a manifest\.json path nor a release id"):
+        load_side("Not An Id!", tmp_path)
+
+
+def test_load_side_malformed_files_name_the_file_and_field(tmp_path: Path) -> None:
+    path = write_side(tmp_path / "r", manifest(), result(BEFORE))
+    where = re.escape(str(path))
+    path.write_text("{ not json")
+    with pytest.raises(ConfigError, match=rf"{where}: malformed JSON: line 1.*rebuild it"):
+        load_side(str(path), tmp_path)
+    data = json.loads(manifest().model_dump_json())
+    del data["inputs"]["browser"]
+    path.write_text(json.dumps(data))
+    with pytest.raises(ConfigError, match=rf"{where}: inputs\.browser: field required"):
+        load_side(str(path), tmp_path)
+    write_side(tmp_path / "r", manifest(), result(BEFORE, release="2025q2"))
+    with pytest.raises(ConfigError, match="release '2025q2' does not match"):
+        load_side(str(path), tmp_path)

@@ -1,0 +1,95 @@
+"""Shared fixtures: real doit builds of real project copies in temporary folders."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+PROJECT_PARTS = ("dodo.py", "recon", "cases", "entries")
+
+
+def copy_project(dest: Path) -> Path:
+    """A fresh project: code, cases, entries and release definitions, no store, no outputs."""
+    dest.mkdir(parents=True)
+    for part in PROJECT_PARTS:
+        src = REPO / part
+        if src.is_dir():
+            shutil.copytree(src, dest / part, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(src, dest / part)
+    (dest / "releases").mkdir()
+    for release in (REPO / "releases").glob("*.yaml"):
+        shutil.copy2(release, dest / "releases" / release.name)
+    return dest
+
+
+@dataclass
+class Build:
+    code: int
+    stdout: str
+    stderr: str
+
+    @property
+    def executed(self) -> Counter[str]:
+        """doit tasks that executed (not up to date), counted by kind."""
+        names = re.findall(r"^\.  (\S+)$", self.stdout, re.MULTILINE)
+        return Counter(name.split(":")[0] for name in names)
+
+    @property
+    def ran(self) -> list[str]:
+        """Cells whose work actually ran (not reused from the action cache)."""
+        return re.findall(r"^\[recon\] ran\s+(\S+)", self.stderr, re.MULTILINE)
+
+    @property
+    def reused(self) -> list[str]:
+        return re.findall(r"^\[recon\] reused\s+(\S+)", self.stderr, re.MULTILINE)
+
+    def ran_kinds(self) -> Counter[str]:
+        return Counter(c.split(":")[0] for c in self.ran)
+
+
+def doit_env(project: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("RECON_STORE", None)
+    env.pop("RECON_SEALED", None)
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
+def doit(project: Path, *args: str, check: bool = True) -> Build:
+    proc = subprocess.run(
+        [sys.executable, "-m", "doit", *args],
+        cwd=project, env=doit_env(project), capture_output=True, text=True, timeout=1800,
+    )
+    build = Build(proc.returncode, proc.stdout, proc.stderr)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"doit {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+    return build
+
+
+def recon(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "recon", "--root", str(project), *args],
+        cwd=project, env=doit_env(project), capture_output=True, text=True, timeout=600,
+    )
+
+
+@pytest.fixture(scope="session")
+def built_demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Build]:
+    """The demo release built cold, once per session. Tests copy it before changing it."""
+    project = copy_project(tmp_path_factory.mktemp("demo") / "project")
+    return project, doit(project, "release:demo")
+
+
+def clone_built(src: Path, dest: Path) -> Path:
+    shutil.copytree(src, dest, symlinks=True)
+    return dest

@@ -9,13 +9,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from recon.errors import EXIT_BAD_INPUT, ConfigError, ReconError
+from recon.pipeline.project import Project
+from recon.store import ActionCache, OutputRef, Store, gc, verify
 
 Handler = Callable[[argparse.Namespace], int]
 
 
-def _project(args: argparse.Namespace) -> object:
-    from recon.pipeline import Project
-
+def _project(args: argparse.Namespace) -> Project:
     project = Project.open(Path(args.root))
     project.validate()
     return project
@@ -23,9 +23,6 @@ def _project(args: argparse.Namespace) -> object:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     project = _project(args)
-    from recon.pipeline import Project
-
-    assert isinstance(project, Project)
     print(
         f"ok: {len(project.cases)} case(s), {len(project.entries)} entr(y/ies), "
         f"{len(project.releases)} release(s)"
@@ -45,44 +42,37 @@ def cmd_schema(args: argparse.Namespace) -> int:
     return 0
 
 
-def _store_roots(args: argparse.Namespace) -> tuple[object, object, dict[str, list[object]]]:
+def _store(args: argparse.Namespace) -> tuple[Store, ActionCache, dict[str, list[OutputRef]]]:
     from recon.release.roots import live_roots
-    from recon.store import ActionCache, Store
 
     project = _project(args)
-    from recon.pipeline import Project
-
-    assert isinstance(project, Project)
     roots = live_roots(project.store_root, project.root / "releases")
-    return Store(project.store_root), ActionCache(project.store_root), roots  # type: ignore[return-value]
+    return Store(project.store_root), ActionCache(project.store_root), roots
 
 
 def cmd_store_verify(args: argparse.Namespace) -> int:
-    from recon.store import ActionCache, Store, verify
-
-    store, cache, roots = _store_roots(args)
-    assert isinstance(store, Store) and isinstance(cache, ActionCache)
-    refs = [ref for refs in roots.values() for ref in refs]
-    report = verify(store, cache, refs)  # type: ignore[arg-type]
+    store, cache, roots = _store(args)
+    report = verify(store, cache, [ref for refs in roots.values() for ref in refs])
     for digest in report.corrupt:
         print(f"corrupt: {store.path(digest)}")
     for digest in report.missing:
         print(f"missing: {digest}")
     state = "clean" if report.ok else "NOT clean"
-    print(f"{state}: {report.checked} object(s) re-hashed, {len(report.corrupt)} corrupt, "
-          f"{len(report.missing)} missing")
+    print(
+        f"{state}: {report.checked} object(s) re-hashed, {len(report.corrupt)} corrupt, "
+        f"{len(report.missing)} missing"
+    )
     return 0 if report.ok else 1
 
 
 def cmd_store_gc(args: argparse.Namespace) -> int:
-    from recon.store import ActionCache, Store, gc
-
-    store, cache, roots = _store_roots(args)
-    assert isinstance(store, Store) and isinstance(cache, ActionCache)
-    report = gc(store, cache, roots, dry_run=args.dry_run)  # type: ignore[arg-type]
+    store, cache, roots = _store(args)
+    report = gc(store, cache, roots, dry_run=args.dry_run)
     verb = "would remove" if args.dry_run else "removed"
-    print(f"{verb} {len(report.removed_objects)} object(s) ({report.freed_bytes} bytes) and "
-          f"{len(report.removed_actions)} action record(s); kept {report.kept} object(s)")
+    print(
+        f"{verb} {len(report.removed_objects)} object(s) ({report.freed_bytes} bytes) and "
+        f"{len(report.removed_actions)} action record(s); kept {report.kept} object(s)"
+    )
     return 0
 
 
@@ -96,16 +86,14 @@ def cmd_diff(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(to_json(result), indent=2, sort_keys=True))
     else:
-        print(render_table(result))
+        print(render_table(result), end="")
     return 0 if result.identical else 1
 
 
 def cmd_curate_evidence(args: argparse.Namespace) -> int:
     from recon.curate import render_evidence
-    from recon.pipeline import Project
 
     project = _project(args)
-    assert isinstance(project, Project)
     if args.case not in project.cases:
         raise ConfigError(f"cases/{args.case}/case.yaml: no such case")
     case = project.cases[args.case]
@@ -129,23 +117,39 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(handler=handler)
         return p
 
-    add("validate", cmd_validate, "load every case, entry and release definition; exit 2 on the first problem")
+    add(
+        "validate",
+        cmd_validate,
+        "load every case, entry and release definition; exit 2 on the first problem",
+    )
     schema = add("schema", cmd_schema, "write the JSON Schema of every file format")
     schema.add_argument("--out", default="schemas", help="output folder (default: schemas/)")
     store = add("store", lambda a: 0, "inspect and maintain the content-addressed store")
     store_sub = store.add_subparsers(dest="store_command", required=True, metavar="ACTION")
-    verify = store_sub.add_parser("verify", help="re-hash every object; report corrupt or missing ones (exit 1 if any)")
-    verify.set_defaults(handler=cmd_store_verify)
-    gc = store_sub.add_parser("gc", help="remove objects and action records no pointer or manifest reaches")
-    gc.add_argument("--dry-run", action="store_true", help="report what would be removed, remove nothing")
-    gc.set_defaults(handler=cmd_store_gc)
-    diff = add("diff", cmd_diff, "compare two releases (manifest paths or release ids); exit 0 identical, 1 different")
-    diff.add_argument("a", help="a manifest.json path or a release id")
-    diff.add_argument("b", help="a manifest.json path or a release id")
-    diff.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    check = store_sub.add_parser(
+        "verify", help="re-hash every object; report corrupt or missing ones (exit 1 if any)"
+    )
+    check.set_defaults(handler=cmd_store_verify)
+    collect = store_sub.add_parser(
+        "gc", help="remove objects and action records no pointer or manifest reaches"
+    )
+    collect.add_argument(
+        "--dry-run", action="store_true", help="report what would be removed, remove nothing"
+    )
+    collect.set_defaults(handler=cmd_store_gc)
+    compare = add(
+        "diff",
+        cmd_diff,
+        "compare two releases (manifest paths or release ids); exit 0 identical, 1 different",
+    )
+    compare.add_argument("a", help="a manifest.json path or a release id")
+    compare.add_argument("b", help="a manifest.json path or a release id")
+    compare.add_argument("--json", action="store_true", help="print JSON instead of a table")
     curate = add("curate", lambda a: 0, "curator tools for cases")
     curate_sub = curate.add_subparsers(dest="curate_command", required=True, metavar="ACTION")
-    evidence = curate_sub.add_parser("evidence", help="render the sealed reference into public/evidence/<viewport>.png")
+    evidence = curate_sub.add_parser(
+        "evidence", help="render the sealed reference into public/evidence/<viewport>.png"
+    )
     evidence.add_argument("case", help="case id")
     evidence.set_defaults(handler=cmd_curate_evidence)
     return parser

@@ -68,18 +68,28 @@ def doit_env(project: Path) -> dict[str, str]:
 def doit(project: Path, *args: str, check: bool = True) -> Build:
     proc = subprocess.run(
         [sys.executable, "-m", "doit", *args],
-        cwd=project, env=doit_env(project), capture_output=True, text=True, timeout=1800,
+        cwd=project,
+        env=doit_env(project),
+        capture_output=True,
+        text=True,
+        timeout=1800,
     )
     build = Build(proc.returncode, proc.stdout, proc.stderr)
     if check and proc.returncode != 0:
-        raise AssertionError(f"doit {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+        raise AssertionError(
+            f"doit {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
+        )
     return build
 
 
 def recon(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "recon", "--root", str(project), *args],
-        cwd=project, env=doit_env(project), capture_output=True, text=True, timeout=600,
+        cwd=project,
+        env=doit_env(project),
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
 
 

@@ -21,7 +21,9 @@ def freeze_evidence(store: Store, public: Path) -> str:
     """Store a case's public folder as the evidence bundle; its layout is checked first."""
     missing = [p for p in PUBLIC_PARTS if not (public / p).exists()]
     if missing:
-        raise ConfigError(f"{public}: missing {', '.join(missing)}; a case's public/ needs {PUBLIC_PARTS}")
+        raise ConfigError(
+            f"{public}: missing {', '.join(missing)}; a case's public/ needs {PUBLIC_PARTS}"
+        )
     return put_tree(store, public)
 
 
@@ -33,6 +35,8 @@ def compose_workspace(store: Store, bundle: str, condition: str) -> str:
     wanted = ["brief.md", "contract.yaml"] + (["evidence"] if condition == "full" else [])
     for name in wanted:
         if name in names:
-            raise ConfigError(f"starter/{name}: clashes with the {name} the harness adds; rename it")
+            raise ConfigError(
+                f"starter/{name}: clashes with the {name} the harness adds; rename it"
+            )
         entries.append(parts[name])
     return put_tree_entries(store, entries)

@@ -11,7 +11,9 @@ from pathlib import Path
 from recon.store import atomic
 
 
-def render_evidence(reference: Path, public: Path, viewports: list[tuple[str, int, int]]) -> list[Path]:
+def render_evidence(
+    reference: Path, public: Path, viewports: list[tuple[str, int, int]]
+) -> list[Path]:
     """Write ``public/evidence/<viewport>.png`` (full page) for each viewport at route /."""
     from recon.render import Viewport, capture, open_browser
 

@@ -25,8 +25,8 @@ from recon.model.records import (
     Outcome,
     Pointer,
     Ref,
-    Reliability,
     ReleaseResult,
+    Reliability,
     Trace,
 )
 from recon.model.release import Aggregation, Protocol, ReleaseDef, Retry

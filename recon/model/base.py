@@ -64,7 +64,9 @@ def describe(error: ValidationError, source: str) -> str:
 def validate(model: type[M], data: Any, source: str) -> M:
     """Validate already-parsed data, turning pydantic errors into one ConfigError."""
     if not isinstance(data, dict):
-        raise ConfigError(f"{source}: expected a mapping at the top level, got {type(data).__name__}")
+        raise ConfigError(
+            f"{source}: expected a mapping at the top level, got {type(data).__name__}"
+        )
     try:
         return model.model_validate(data)
     except ValidationError as err:
@@ -75,19 +77,27 @@ def read_yaml(path: Path) -> Any:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise ConfigError(f"{path}: file not found") from None
+        raise ConfigError(f"{shown(path)}: file not found") from None
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
         problem = getattr(err, "problem", None) or str(err)
-        raise ConfigError(f"{path}: malformed YAML: {where}{problem}") from None
+        raise ConfigError(f"{shown(path)}: malformed YAML: {where}{problem}") from None
+
+
+def shown(path: Path) -> str:
+    """A path as a person would type it: relative to the current folder when inside it."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
 
 
 def load_yaml(model: type[M], path: Path) -> M:
     """Load and validate a YAML file; any problem is one ConfigError (exit 2)."""
-    return validate(model, read_yaml(path), str(path))
+    return validate(model, read_yaml(path), shown(path))
 
 
 def load_json(model: type[M], path: Path) -> M:

@@ -10,6 +10,8 @@ from recon.model.base import Strict, Versioned
 
 Id = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=64)]
 Digest = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
+Condition = Literal["full", "brief-only"]
+_FULL: Condition = "full"
 
 
 class Case(Versioned):
@@ -20,7 +22,7 @@ class Case(Versioned):
     title: str
     track: Literal["frozen-evidence/reconstruct"] = "frozen-evidence/reconstruct"
     active: bool = True
-    evidence_conditions: list[Literal["full", "brief-only"]] = Field(default_factory=lambda: ["full"])
+    evidence_conditions: list[Condition] = Field(default_factory=lambda: [_FULL])
 
 
 class Viewport(Strict):
@@ -68,8 +70,10 @@ class Contract(Versioned):
 
     @model_validator(mode="after")
     def _unique(self) -> Contract:
-        for label, names in (("viewports", [v.name for v in self.viewports]),
-                             ("states", [s.name for s in self.states])):
+        for label, names in (
+            ("viewports", [v.name for v in self.viewports]),
+            ("states", [s.name for s in self.states]),
+        ):
             if len(set(names)) != len(names):
                 raise ValueError(f"{label}: names must be unique, got {names}")
         return self

@@ -11,8 +11,17 @@ from recon.model.case import Digest
 
 Outcome = Literal["valid", "missing", "ungradeable", "timeout", "harness_failure", "withdrawn"]
 CellKind = Literal[
-    "evidence", "workspace", "image", "attempt", "oracle", "capture", "probe", "grade",
-    "aggregate", "site", "manifest",
+    "evidence",
+    "workspace",
+    "image",
+    "attempt",
+    "oracle",
+    "capture",
+    "probe",
+    "grade",
+    "aggregate",
+    "site",
+    "manifest",
 ]
 
 

@@ -1,4 +1,4 @@
-"""Running one cell: compute its key, reuse it from the action cache or run it, write its pointer."""
+"""Running one cell: compute its key, reuse it from the action cache or run it, write a pointer."""
 
 from __future__ import annotations
 
@@ -113,7 +113,7 @@ def run_cell(rt: Runtime, cell: Cell, compute: Compute, extra: dict[str, str] | 
     took = time.perf_counter() - started
     if not produced.retry:
         rec = CellRecord(
-            kind=cell.kind,  # type: ignore[arg-type]
+            kind=cell.kind,
             name=cell.name,
             key=key,
             inputs=inputs,
@@ -128,7 +128,7 @@ def run_cell(rt: Runtime, cell: Cell, compute: Compute, extra: dict[str, str] | 
 
 
 def _write_pointer(rt: Runtime, cell: Cell, key: str, outputs: dict[str, Ref], retry: bool) -> None:
-    pointer = Pointer(kind=cell.kind, name=cell.name, key=key, outputs=outputs, retry=retry)  # type: ignore[arg-type]
+    pointer = Pointer(kind=cell.kind, name=cell.name, key=key, outputs=outputs, retry=retry)
     data = canonical_json(pointer.model_dump(mode="json"))
     path = rt.pointer_path(cell)
     if path.exists() and path.read_bytes() == data:

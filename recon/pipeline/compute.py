@@ -15,7 +15,7 @@ from PIL import Image
 from recon.curate import compose_workspace, freeze_evidence
 from recon.model import AttemptRecord, Ref, ReleaseResult
 from recon.pipeline.cells import Cell, Produced, Runtime
-from recon.pipeline.matrix import Point, points
+from recon.pipeline.matrix import Point
 from recon.release.aggregate import Graded, aggregate
 from recon.sandbox import native_recipe, run_native
 from recon.store import checkout_tree, put_files, put_tree, tree_files, tree_reader
@@ -60,10 +60,19 @@ def attempt(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
         run = run_native(work, entry, project.entries_dir, loaded.contract, protocol.time_limit_s)
         build = put_tree(rt.store, run.output) if run.output is not None else None
     record = AttemptRecord(
-        entry=entry.id, case=loaded.id, index=p["index"], protocol=protocol.name,
-        backend=protocol.backend, formal=protocol.backend == "docker", outcome=run.outcome,
-        reason=run.reason, exit_code=run.exit_code, duration_s=run.duration_s,
-        image=inputs["image.image"], logs=rt.store.put_bytes(run.logs), trace=run.trace,
+        entry=entry.id,
+        case=loaded.id,
+        index=p["index"],
+        protocol=protocol.name,
+        backend=protocol.backend,
+        formal=protocol.backend == "docker",
+        outcome=run.outcome,
+        reason=run.reason,
+        exit_code=run.exit_code,
+        duration_s=run.duration_s,
+        image=inputs["image.image"],
+        logs=rt.store.put_bytes(run.logs),
+        trace=run.trace,
     )
     outputs = {
         "record": _blob(rt, record.model_dump(mode="json")),
@@ -161,7 +170,9 @@ def grade(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
     visual: dict[str, Any] = {}
     for raw in cell.params["points"]:
         pid = _point(raw).id
-        result = global_visual(_png(rt, captures, pid), _png(rt, inputs[f"oracle.{pid}.captures"], pid))
+        result = global_visual(
+            _png(rt, captures, pid), _png(rt, inputs[f"oracle.{pid}.captures"], pid)
+        )
         visual[pid] = {"score": result.score, "terms": result.terms}
     checks = rt.store.read_json(inputs["probe.results"])["checks"]
     passed = {c["id"]: bool(c["passed"]) for c in checks}
@@ -169,7 +180,7 @@ def grade(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
         "global_visual": mean([v["score"] for v in visual.values()]),
         "functional": functional(passed, {a.id: a.weight for a in grading.assertions}),
     }
-    composed = compose(dims, dict(grading.weights))
+    composed = compose(dims, {str(k): v for k, v in grading.weights.items()})
     table = {
         "dimensions": dims,
         "arithmetic": composed.arithmetic,
@@ -197,10 +208,10 @@ def site(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
     result = ReleaseResult.model_validate(rt.store.read_json(inputs["aggregate.release"]))
     evidence_pngs: dict[str, dict[str, bytes]] = {}
     for case in result.active_cases:
-        files = tree_files(rt.store, inputs[f"evidence.{case}.bundle"])
+        bundle = tree_files(rt.store, inputs[f"evidence.{case}.bundle"])
         evidence_pngs[case] = {
             path.split("/", 1)[1]: rt.store.read_bytes(f.digest)
-            for path, f in files.items()
+            for path, f in bundle.items()
             if path.startswith("evidence/") and path.endswith(".png")
         }
     captures: dict[str, dict[str, bytes]] = {}
@@ -215,7 +226,6 @@ def site(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
         }
     files = build_site(result, evidence_pngs, captures)
     return Produced({"site": _tree(put_files(rt.store, files))})
-
 
 
 COMPUTE = {
@@ -251,8 +261,11 @@ def manifest(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
     cells = []
     for dep in cell.deps.values():
         pointer = rt.read_pointer(dep)
-        cells.append(ManifestCell(kind=pointer.kind, name=pointer.name, key=pointer.key,
-                                  outputs=pointer.outputs))
+        cells.append(
+            ManifestCell(
+                kind=pointer.kind, name=pointer.name, key=pointer.key, outputs=pointer.outputs
+            )
+        )
     release = cell.params["release"]
     built = build_manifest(
         release,

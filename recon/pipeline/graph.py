@@ -29,8 +29,15 @@ class Graph:
         self.cells: dict[str, Cell] = {}
         self.files: dict[str, list[str]] = {}  # cell id -> source files it reads
 
-    def _cell(self, kind: str, name: str, params: dict[str, Any], deps: dict[str, Cell],
-              files: list[str] | None = None, context: dict[str, Any] | None = None) -> Cell:
+    def _cell(
+        self,
+        kind: str,
+        name: str,
+        params: dict[str, Any],
+        deps: dict[str, Cell],
+        files: list[str] | None = None,
+        context: dict[str, Any] | None = None,
+    ) -> Cell:
         cell = Cell(kind, name, params, deps, context or {})
         known = self.cells.get(cell.id)
         if known is not None:
@@ -44,12 +51,21 @@ class Graph:
 
     def evidence(self, case: LoadedCase) -> Cell:
         files = [str(p) for p in sorted(case.public.rglob("*")) if p.is_file()]
-        return self._cell("evidence", case.id, {"case": case.id, "version": case.case.version},
-                          {}, files + [str(case.folder / "case.yaml")])
+        return self._cell(
+            "evidence",
+            case.id,
+            {"case": case.id, "version": case.case.version},
+            {},
+            [*files, str(case.folder / "case.yaml")],
+        )
 
     def workspace(self, case: LoadedCase, condition: str) -> Cell:
-        return self._cell("workspace", f"{case.id}.{condition}", {"condition": condition},
-                          {"evidence": self.evidence(case)})
+        return self._cell(
+            "workspace",
+            f"{case.id}.{condition}",
+            {"condition": condition},
+            {"evidence": self.evidence(case)},
+        )
 
     def image(self, backend: str) -> Cell:
         return self._cell("image", backend, {"recipe": native_recipe()}, {})
@@ -64,14 +80,18 @@ class Graph:
         protocol = release.protocol
         name = f"{protocol.name}.{entry_id}.{case.id}.{index}"
         params = {
-            "entry": entry_id, "case": case.id, "index": index,
+            "entry": entry_id,
+            "case": case.id,
+            "index": index,
             "entry_digest": self.entry_digest(entry_id),
             "protocol": self.project.protocol_digest(protocol),
         }
         files = [str(self.project.entries_dir / f"{entry_id}.yaml")]
         files += [str(self.project.entries_dir / rel) for rel in entry.agent.files]
-        deps = {"workspace": self.workspace(case, entry.evidence_condition),
-                "image": self.image(entry.sandbox.backend)}
+        deps = {
+            "workspace": self.workspace(case, entry.evidence_condition),
+            "image": self.image(entry.sandbox.backend),
+        }
         # The protocol is read from this release; any release naming it holds the same one.
         return self._cell("attempt", name, params, deps, files, {"release": release.id})
 
@@ -84,19 +104,26 @@ class Graph:
         pts = _point_params(case)
         grading = str(case.grading_file)
         gdigest = self._digest(grading)
-        capture = self._cell("capture", attempt.name, {"points": pts, "browser": self.browser},
-                             {"attempt": attempt})
-        probe = self._cell("probe", attempt.name,
-                           {"case": case.id, "point": pts[0], "grading": gdigest,
-                            "browser": self.browser},
-                           {"attempt": attempt}, [grading])
+        capture = self._cell(
+            "capture", attempt.name, {"points": pts, "browser": self.browser}, {"attempt": attempt}
+        )
+        probe = self._cell(
+            "probe",
+            attempt.name,
+            {"case": case.id, "point": pts[0], "grading": gdigest, "browser": self.browser},
+            {"attempt": attempt},
+            [grading],
+        )
         oracles = {}
         for raw, pt in zip(pts, points(case.contract), strict=True):
             oracles[f"oracle.{pt.id}"] = self.oracle(case, raw, pt.id)
-        grade = self._cell("grade", attempt.name,
-                           {"case": case.id, "points": pts, "grading": gdigest},
-                           {"attempt": attempt, "capture": capture, "probe": probe, **oracles},
-                           [grading])
+        grade = self._cell(
+            "grade",
+            attempt.name,
+            {"case": case.id, "points": pts, "grading": gdigest},
+            {"attempt": attempt, "capture": capture, "probe": probe, **oracles},
+            [grading],
+        )
         return capture, grade
 
     def release(self, release: ReleaseDef) -> Cell:
@@ -112,21 +139,33 @@ class Graph:
                     attempts[cell.name] = cell
                     captures[cell.name], grades[cell.name] = self.graded(cell, case)
         agg = self._cell(
-            "aggregate", release.id,
-            {"release": release.id, "attempts": sorted(attempts),
-             "definition": digest_json(release.model_dump(mode="json")),
-             "entries": {e: self.entry_digest(e) for e in release.entries}},
-            {**{f"attempt.{k}": v for k, v in attempts.items()},
-             **{f"grade.{k}": v for k, v in grades.items()}},
+            "aggregate",
+            release.id,
+            {
+                "release": release.id,
+                "attempts": sorted(attempts),
+                "definition": digest_json(release.model_dump(mode="json")),
+                "entries": {e: self.entry_digest(e) for e in release.entries},
+            },
+            {
+                **{f"attempt.{k}": v for k, v in attempts.items()},
+                **{f"grade.{k}": v for k, v in grades.items()},
+            },
         )
         evidence = {f"evidence.{c}": self.evidence(self.project.cases[c]) for c in release.cases}
-        site = self._cell("site", release.id, {"release": release.id},
-                          {"aggregate": agg, **evidence,
-                           **{f"capture.{k}": v for k, v in captures.items()}})
+        site = self._cell(
+            "site",
+            release.id,
+            {"release": release.id},
+            {"aggregate": agg, **evidence, **{f"capture.{k}": v for k, v in captures.items()}},
+        )
         upstream = self._upstream([site])
-        return self._cell("manifest", release.id,
-                          {"release": release.id, "inputs": self.manifest_inputs(release)},
-                          {c.id: c for c in upstream})
+        return self._cell(
+            "manifest",
+            release.id,
+            {"release": release.id, "inputs": self.manifest_inputs(release)},
+            {c.id: c for c in upstream},
+        )
 
     def _upstream(self, roots: list[Cell]) -> list[Cell]:
         from recon.pipeline.cells import walk
@@ -143,14 +182,20 @@ class Graph:
                 "version": str(case.case.version),
                 "case": self._digest(case.folder / "case.yaml"),
                 "grading": self._digest(case.grading_file),
-                "reference": digest_json({
-                    str(p.relative_to(case.reference)): self._digest(p)
-                    for p in sorted(case.reference.rglob("*")) if p.is_file()
-                }),
-                "public": digest_json({
-                    str(p.relative_to(case.public)): self._digest(p)
-                    for p in sorted(case.public.rglob("*")) if p.is_file()
-                }),
+                "reference": digest_json(
+                    {
+                        str(p.relative_to(case.reference)): self._digest(p)
+                        for p in sorted(case.reference.rglob("*"))
+                        if p.is_file()
+                    }
+                ),
+                "public": digest_json(
+                    {
+                        str(p.relative_to(case.public)): self._digest(p)
+                        for p in sorted(case.public.rglob("*"))
+                        if p.is_file()
+                    }
+                ),
             }
         return {
             "cases": cases,

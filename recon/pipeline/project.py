@@ -9,6 +9,7 @@ from pathlib import Path
 
 from recon.errors import ConfigError
 from recon.model import Case, Contract, Entry, Grading, Protocol, ReleaseDef, load_yaml
+from recon.model.base import shown
 from recon.store import digest_json
 
 
@@ -51,7 +52,9 @@ class Project:
         root = Path(root).resolve()
         store = Path(os.environ.get("RECON_STORE") or root / "store").resolve()
         sealed_env = os.environ.get("RECON_SEALED")
-        return cls(root=root, store_root=store, sealed_root=Path(sealed_env) if sealed_env else None)
+        return cls(
+            root=root, store_root=store, sealed_root=Path(sealed_env) if sealed_env else None
+        )
 
     def sealed_dir(self, case_id: str) -> Path:
         if self.sealed_root is not None:
@@ -65,8 +68,8 @@ class Project:
             case = load_yaml(Case, path)
             if case.id != path.parent.name:
                 raise ConfigError(
-                    f"{path}: id: {case.id!r} does not match its folder {path.parent.name!r}; "
-                    "rename one of them"
+                    f"{shown(path)}: id: {case.id!r} does not match its folder "
+                    f"{path.parent.name!r}; rename one of them"
                 )
             sealed = self.sealed_dir(case.id)
             found[case.id] = LoadedCase(
@@ -85,12 +88,14 @@ class Project:
             entry = load_yaml(Entry, path)
             if entry.id != path.stem:
                 raise ConfigError(
-                    f"{path}: id: {entry.id!r} does not match the file name {path.stem!r}; "
+                    f"{shown(path)}: id: {entry.id!r} does not match the file name {path.stem!r}; "
                     "rename one of them"
                 )
             for rel in entry.agent.files:
                 if not (self.entries_dir / rel).is_file():
-                    raise ConfigError(f"{path}: agent.files: {rel!r} not found under entries/")
+                    raise ConfigError(
+                        f"{shown(path)}: agent.files: {rel!r} not found under entries/"
+                    )
             found[entry.id] = entry
         return found
 
@@ -106,14 +111,14 @@ class Project:
             release = load_yaml(ReleaseDef, path)
             if release.id != path.stem:
                 raise ConfigError(
-                    f"{path}: id: {release.id!r} does not match the file name {path.stem!r}"
+                    f"{shown(path)}: id: {release.id!r} does not match the file name {path.stem!r}"
                 )
             self._check_refs(path, release)
             seen = protocols.setdefault(release.protocol.name, (path, release.protocol))
             if seen[1] != release.protocol:
                 raise ConfigError(
-                    f"{path}: protocol: {release.protocol.name!r} is defined differently in "
-                    f"{seen[0]}; give the changed protocol a new name"
+                    f"{shown(path)}: protocol: {release.protocol.name!r} is defined differently in "
+                    f"{shown(seen[0])}; give the changed protocol a new name"
                 )
             found[release.id] = release
         return found
@@ -125,19 +130,22 @@ class Project:
         ):
             for i, ident in enumerate(ids):
                 if ident not in known:
-                    folder = f"cases/{ident}/case.yaml" if label == "cases" else f"entries/{ident}.yaml"
+                    folder = (
+                        f"cases/{ident}/case.yaml" if label == "cases" else f"entries/{ident}.yaml"
+                    )
                     raise ConfigError(
-                        f"{path}: {label}[{i}]: unknown {label[:-1].replace('entrie', 'entry')} "
-                        f"{ident!r} (known: {', '.join(sorted(known)) or 'none'}); "
+                        f"{shown(path)}: {label}[{i}]: unknown "
+                        f"{label[:-1].replace('entrie', 'entry')} {ident!r} "
+                        f"(known: {', '.join(sorted(known)) or 'none'}); "
                         f"add {folder} or fix the id"
                     )
             if len(set(ids)) != len(ids):
-                raise ConfigError(f"{path}: {label}: listed twice: {sorted(ids)}")
+                raise ConfigError(f"{shown(path)}: {label}: listed twice: {sorted(ids)}")
         for ident in release.entries:
             entry = self.entries[ident]
             if release.protocol.formal and entry.sandbox.backend == "native":
                 raise ConfigError(
-                    f"{path}: entries: {ident!r} runs on the native backend, which a formal "
+                    f"{shown(path)}: entries: {ident!r} runs on the native backend, which a formal "
                     "release refuses; pin a docker sandbox in its entry"
                 )
 

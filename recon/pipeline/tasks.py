@@ -20,7 +20,6 @@ from recon.pipeline.graph import Graph
 from recon.pipeline.project import Project
 from recon.store import checkout_tree, digest_json, write_atomic
 
-
 BROWSER_KINDS = ("oracle", "capture", "probe")
 
 

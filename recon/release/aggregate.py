@@ -35,7 +35,9 @@ class Graded:
     grade: dict[str, Any] | None
 
 
-def aggregate(release: ReleaseDef, entries: dict[str, Entry], attempts: Sequence[Graded]) -> ReleaseResult:
+def aggregate(
+    release: ReleaseDef, entries: dict[str, Entry], attempts: Sequence[Graded]
+) -> ReleaseResult:
     active = list(release.cases)
     results = [_entry_result(entries[e], active, attempts) for e in release.entries]
     ranked = sorted((r for r in results if r.ranked), key=lambda r: (-(r.score or 0.0), r.entry))

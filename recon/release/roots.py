@@ -19,7 +19,8 @@ def live_roots(store_root: Path, releases: Path) -> dict[str, list[OutputRef]]:
         for cell in manifest["cells"]:
             roots[cell["key"]] = _refs(cell["outputs"])
         roots[f"release:{manifest['release']}"] = [
-            OutputRef(manifest["release_json"]), OutputRef(manifest["site"], "tree")
+            OutputRef(manifest["release_json"]),
+            OutputRef(manifest["site"], "tree"),
         ]
     return roots
 

@@ -56,11 +56,21 @@ def run_native(
     try:
         agent = _run(command, workspace, env, limit, entry, cap)
     except OSError as err:
-        return _done("harness_failure", f"could not start the agent: {err}", None, started, b"", None)
+        return _done(
+            "harness_failure", f"could not start the agent: {err}", None, started, b"", None
+        )
     logs = b"== agent ==\n" + _scrub(agent.log, secrets)
     trace = parse_trace(agent.log)
     if agent.code is None:
-        return _done("timeout", f"agent exceeded the time limit of {limit}s", None, started, logs, None, trace)
+        return _done(
+            "timeout",
+            f"agent exceeded the time limit of {limit}s",
+            None,
+            started,
+            logs,
+            None,
+            trace,
+        )
     if agent.code != 0:
         reason = f"agent exited with status {agent.code} before submitting"
         return _done("missing", reason, agent.code, started, logs, None, trace)
@@ -79,8 +89,13 @@ def run_native(
 
 
 def _done(
-    outcome: Outcome, reason: str, code: int | None, started: float, logs: bytes,
-    output: Path | None, trace: Trace | None = None,
+    outcome: Outcome,
+    reason: str,
+    code: int | None,
+    started: float,
+    logs: bytes,
+    output: Path | None,
+    trace: Trace | None = None,
 ) -> AttemptRun:
     took = round(time.monotonic() - started, 3)
     return AttemptRun(outcome, reason, code, took, logs, output, trace or Trace())
@@ -101,7 +116,9 @@ def _environment(entry: Entry, workspace: Path) -> tuple[dict[str, str], list[st
     return env, secrets
 
 
-def _run(command: list[str], cwd: Path, env: dict[str, str], limit: int, entry: Entry, cap: int) -> _Proc:
+def _run(
+    command: list[str], cwd: Path, env: dict[str, str], limit: int, entry: Entry, cap: int
+) -> _Proc:
     memory = entry.budget.memory_mb * 1024 * 1024
     disk = entry.budget.disk_mb * 1024 * 1024
 
@@ -111,8 +128,14 @@ def _run(command: list[str], cwd: Path, env: dict[str, str], limit: int, entry: 
 
     with tempfile.TemporaryFile() as log:
         proc = subprocess.Popen(
-            command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=log,
-            stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=limits,
+            command,
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            preexec_fn=limits,
         )
         try:
             code: int | None = proc.wait(timeout=limit)

@@ -42,14 +42,15 @@ class StatCache:
         if st is None:
             st = os.stat(name)
         key = stat_key(st)
-        row = self._load().get(name)
+        rows = self._load()
+        row = rows.get(name)
         if row is not None and row[0] == key and not row[2]:
             return row[1]
         started = time.time_ns()
         digest = hash_file(name)
         self.hashed += 1
         racy = started - max(st.st_mtime_ns, st.st_ctime_ns) < RACY_NS
-        self._rows[name] = self._dirty[name] = (key, digest, racy)  # type: ignore[index]
+        rows[name] = self._dirty[name] = (key, digest, racy)
         if len(self._dirty) >= 2000:
             self.flush()
         return digest

@@ -16,11 +16,24 @@ from tests.conftest import Build, clone_built, copy_project, doit, doit_env, rec
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
-ALL_KINDS = {"evidence", "workspace", "image", "attempt", "oracle", "capture", "probe", "grade",
-             "aggregate", "site", "manifest"}
+ALL_KINDS = {
+    "evidence",
+    "workspace",
+    "image",
+    "attempt",
+    "oracle",
+    "capture",
+    "probe",
+    "grade",
+    "aggregate",
+    "site",
+    "manifest",
+}
 
 
-def test_cold_build_runs_every_cell_kind_and_ranks_by_policy(built_demo: tuple[Path, Build]) -> None:
+def test_cold_build_runs_every_cell_kind_and_ranks_by_policy(
+    built_demo: tuple[Path, Build],
+) -> None:
     project, build = built_demo
     assert set(build.ran_kinds()) == ALL_KINDS
     assert build.ran_kinds()["attempt"] == 6
@@ -58,7 +71,9 @@ def test_grader_edit_regrades_only(built_demo: tuple[Path, Build], tmp_path: Pat
     build = doit(project, "release:demo")
     # Only grades and what is downstream of them may execute. A comment leaves every grade
     # table identical, so the release JSON is unchanged and the site stays up to date.
-    assert set(build.executed) <= {"grade", "aggregate", "site", "manifest", "release"}, build.stdout
+    assert set(build.executed) <= {"grade", "aggregate", "site", "manifest", "release"}, (
+        build.stdout
+    )
     assert build.executed["grade"] == 6 and build.executed["manifest"] == 1
     assert build.ran_kinds()["grade"] == 6
     for kind in ("evidence", "workspace", "image", "attempt", "oracle", "capture", "probe"):
@@ -67,13 +82,19 @@ def test_grader_edit_regrades_only(built_demo: tuple[Path, Build], tmp_path: Pat
     new = json.loads((project / "releases/demo/manifest.json").read_text())
     assert old["inputs"]["code"]["grade"] != new["inputs"]["code"]["grade"]
     assert old["inputs"]["code"]["capture"] == new["inputs"]["code"]["capture"]
-    diff = recon(project, "diff", str(built_demo[0] / "releases/demo/manifest.json"),
-                 str(project / "releases/demo/manifest.json"))
+    diff = recon(
+        project,
+        "diff",
+        str(built_demo[0] / "releases/demo/manifest.json"),
+        str(project / "releases/demo/manifest.json"),
+    )
     assert diff.returncode == 1, diff.stderr
     assert "code.grade" in diff.stdout
 
 
-def test_second_release_reuses_attempts_and_captures(built_demo: tuple[Path, Build], tmp_path: Path) -> None:
+def test_second_release_reuses_attempts_and_captures(
+    built_demo: tuple[Path, Build], tmp_path: Path
+) -> None:
     project = clone_built(built_demo[0], tmp_path / "p")
     (project / ".doit.db").unlink()  # reuse must come from the action cache, not doit's state
     text = (project / "releases/demo.yaml").read_text()
@@ -108,12 +129,18 @@ def test_sigkill_mid_attempts_then_resume(tmp_path: Path) -> None:
     )
     release = (project / "releases/demo.yaml").read_text()
     (project / "releases/demo.yaml").write_text(
-        release.replace("[scripted-faithful, scripted-starter, scripted-crash]", "[scripted-slow]")
-        .replace("repeats: 2", "repeats: 4")
+        release.replace(
+            "[scripted-faithful, scripted-starter, scripted-crash]", "[scripted-slow]"
+        ).replace("repeats: 2", "repeats: 4")
     )
     proc = subprocess.Popen(
-        [sys.executable, "-m", "doit", "release:demo"], cwd=project, env=doit_env(project),
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        [sys.executable, "-m", "doit", "release:demo"],
+        cwd=project,
+        env=doit_env(project),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
     )
     finished: list[str] = []
     assert proc.stderr is not None

@@ -1,0 +1,108 @@
+"""The native backend classifies outcomes and never loses the logs."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from recon.model import Contract, Entry
+from recon.sandbox import parse_trace, run_native
+
+
+def _entry(script: str, wall_s: int = 30, env: list[str] | None = None) -> Entry:
+    return Entry.model_validate(
+        {
+            "id": "t",
+            "model": {"provider": "p", "name": "m", "version": "1"},
+            "agent": {
+                "name": "a",
+                "version": "1",
+                "command": ["{python}", "-c", script, "{workspace}"],
+                "env": env or [],
+            },
+            "reasoning_effort": "none",
+            "tool_profile": "none",
+            "sandbox": {"backend": "native", "image": "h"},
+            "budget": {
+                "cpus": 1,
+                "memory_mb": 1024,
+                "pids": 64,
+                "wall_s": wall_s,
+                "disk_mb": 16,
+                "output_mb": 1,
+            },
+        }
+    )
+
+
+CONTRACT = Contract.model_validate(
+    {
+        "routes": ["/"],
+        "viewports": [{"name": "d", "width": 10, "height": 10}],
+        "build": {"command": [], "output": "site"},
+    }
+)
+WRITE = (
+    "import sys,pathlib; p=pathlib.Path(sys.argv[1])/'site'; p.mkdir(); "
+    "(p/'index.html').write_text('x')"
+)
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    (tmp_path / "ws").mkdir()
+    return tmp_path / "ws"
+
+
+def test_valid(ws: Path, tmp_path: Path) -> None:
+    run = run_native(ws, _entry(WRITE + "; print('turns: 3')"), tmp_path, CONTRACT, 30)
+    assert run.outcome == "valid" and run.output == ws / "site"
+    assert run.trace.turns == 3
+
+
+def test_crash_is_missing(ws: Path, tmp_path: Path) -> None:
+    run = run_native(ws, _entry("raise SystemExit(3)"), tmp_path, CONTRACT, 30)
+    assert run.outcome == "missing" and run.exit_code == 3 and run.output is None
+
+
+def test_no_output_is_ungradeable(ws: Path, tmp_path: Path) -> None:
+    run = run_native(ws, _entry("pass"), tmp_path, CONTRACT, 30)
+    assert run.outcome == "ungradeable" and "site/" in run.reason
+
+
+def test_timeout(ws: Path, tmp_path: Path) -> None:
+    run = run_native(ws, _entry("import time; time.sleep(30)"), tmp_path, CONTRACT, 1)
+    assert run.outcome == "timeout" and run.exit_code is None
+
+
+def test_failing_build_step_is_ungradeable(ws: Path, tmp_path: Path) -> None:
+    contract = CONTRACT.model_copy(
+        update={"build": CONTRACT.build.model_copy(update={"command": ["false"]})}
+    )
+    run = run_native(ws, _entry(WRITE), tmp_path, contract, 30)
+    assert run.outcome == "ungradeable" and "build step" in run.reason
+
+
+def test_unstartable_agent_is_a_harness_failure(ws: Path, tmp_path: Path) -> None:
+    entry = _entry("pass").model_copy(deep=True)
+    bad = entry.agent.model_copy(update={"command": ["/nonexistent/agent"]})
+    run = run_native(ws, entry.model_copy(update={"agent": bad}), tmp_path, CONTRACT, 30)
+    assert run.outcome == "harness_failure"
+
+
+def test_log_is_capped_and_secrets_are_scrubbed(
+    ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RECON_TEST_KEY", "sk-very-secret-value")
+    script = "import os; print(os.environ['RECON_TEST_KEY']); print('x' * 3_000_000)"
+    run = run_native(ws, _entry(script, env=["RECON_TEST_KEY"]), tmp_path, CONTRACT, 30)
+    assert b"sk-very-secret-value" not in run.logs and b"***" in run.logs
+    assert len(run.logs) < 1024 * 1024 + 200 and b"log truncated" in run.logs
+    assert "RECON_TEST_KEY" in os.environ
+
+
+def test_parse_trace() -> None:
+    trace = parse_trace(b"hello\nturns: 4\ntool_calls: 9\ntokens: 1200\n")
+    assert (trace.turns, trace.tool_calls, trace.tokens) == (4, 9, 1200)

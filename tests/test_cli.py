@@ -1,0 +1,120 @@
+"""The recon command: help for every command, documented in the README, one-line errors."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from recon.cli import build_parser
+from tests.conftest import REPO, copy_project
+
+
+def _commands(parser: argparse.ArgumentParser, prefix: str = "") -> list[tuple[str, str]]:
+    found = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            helps = {a.dest: a.help for a in action._choices_actions}
+            for name, sub in action.choices.items():
+                full = f"{prefix} {name}".strip()
+                found.append((full, helps.get(name) or ""))
+                found.extend(_commands(sub, full))
+    return found
+
+
+def test_every_command_has_help_and_is_in_the_readme() -> None:
+    readme = (REPO / "README.md").read_text()
+    commands = _commands(build_parser())
+    assert {"validate", "schema", "store verify", "store gc", "diff", "curate evidence"} <= {
+        c for c, _ in commands
+    }
+    for command, help_text in commands:
+        assert help_text.strip(), f"recon {command} has no help text"
+        assert f"recon {command}" in readme, f"README.md does not show `recon {command}`"
+
+
+def _run(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "recon", "--root", str(root), *args],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        timeout=120,
+    )
+
+
+BAD_INPUTS = {
+    "missing field": (
+        "entries/scripted-starter.yaml",
+        '  version: "1"\n',
+        "",
+        "agent.version: field required",
+    ),
+    "wrong type": ("entries/scripted-starter.yaml", "cpus: 1,", 'cpus: "lots",', "budget.cpus"),
+    "unknown key": (
+        "entries/scripted-starter.yaml",
+        "tool_profile: none",
+        "tool_profile: none\ntool_profil: none",
+        "tool_profil: unknown key",
+    ),
+    "malformed yaml": (
+        "releases/demo.yaml",
+        "cases: [html5-boilerplate]",
+        "cases: [html5-boilerplate",
+        "malformed YAML: line",
+    ),
+    "unknown case id": (
+        "releases/demo.yaml",
+        "cases: [html5-boilerplate]",
+        "cases: [html5-boilerplate, no-such-case]",
+        "cases[1]: unknown case 'no-such-case'",
+    ),
+}
+
+
+@pytest.mark.parametrize("label", sorted(BAD_INPUTS))
+def test_bad_input_is_one_clear_message_and_exit_2(label: str, tmp_path: Path) -> None:
+    rel, old, new, expected = BAD_INPUTS[label]
+    project = copy_project(tmp_path / "p")
+    path = project / rel
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+    for proc in (
+        _run(project, "validate"),
+        subprocess.run(
+            [sys.executable, "-m", "doit", "list"],
+            cwd=project,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        ),
+    ):
+        assert proc.returncode == 2, proc.stdout + proc.stderr
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1, proc.stderr
+        assert rel in lines[0] and expected in lines[0], lines[0]
+        assert "Traceback" not in proc.stderr
+
+
+def test_valid_project_validates(tmp_path: Path) -> None:
+    project = copy_project(tmp_path / "p")
+    proc = _run(project, "validate")
+    assert proc.returncode == 0 and proc.stdout.startswith("ok: 1 case(s)")
+
+
+def test_usage_error_exits_2(tmp_path: Path) -> None:
+    proc = _run(tmp_path, "no-such-command")
+    assert proc.returncode == 2
+
+
+def test_diff_of_missing_release_is_bad_input(tmp_path: Path) -> None:
+    shutil.copytree(REPO / "releases", tmp_path / "releases", ignore=shutil.ignore_patterns("*/"))
+    proc = _run(tmp_path, "diff", "nope", "nada")
+    assert (
+        proc.returncode == 2 and "manifest.json" in proc.stderr and "Traceback" not in proc.stderr
+    )

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import json
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from recon.model import CellRecord, Pointer, Ref
 from recon.pipeline.keys import cell_key, code_digest
 from recon.pipeline.project import Project
 from recon.store import ActionCache, StatCache, Store, canonical_json, write_atomic
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -51,8 +51,7 @@ class Runtime:
         self.cache = ActionCache(project.store_root)
         self.stat = StatCache(project.store_root / "state" / "stat.sqlite")
         self._codes: dict[str, str] = {}
-        self._local = threading.local()
-        self._stacks: list[ExitStack] = []
+        self._pool: Any = None
 
     def code(self, kind: str) -> str:
         if kind not in self._codes:
@@ -66,22 +65,18 @@ class Runtime:
         data = json.loads(self.pointer_path(cell).read_bytes())
         return Pointer.model_validate(data)
 
-    def browser(self) -> Any:
-        """One browser per worker thread, opened on first use and closed at exit."""
-        browser = getattr(self._local, "browser", None)
-        if browser is None:
-            from recon.render import open_browser
+    def render(self, job: Callable[[Any], T]) -> T:
+        """Run ``job(browser)`` on one of the pool's browsers (started on first use)."""
+        if self._pool is None:
+            from recon.render import BrowserPool
 
-            stack = ExitStack()
-            browser = stack.enter_context(open_browser())
-            self._stacks.append(stack)
-            self._local.browser = browser
-        return browser
+            self._pool = BrowserPool()
+        return self._pool.run(job)
 
     def close(self) -> None:
-        for stack in self._stacks:
-            stack.close()
-        self._stacks.clear()
+        """Close the browsers and flush the stat cache (doit calls this as a teardown)."""
+        if self._pool is not None:
+            self._pool.close()
         self.stat.flush()
 
 

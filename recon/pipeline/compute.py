@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import tempfile
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -98,7 +99,7 @@ def _render(rt: Runtime, tree: str, pts: list[Point]) -> tuple[dict[str, bytes],
     timings: dict[str, float] = {}
     for pt in pts:
         vp = RenderViewport(pt.viewport.name, pt.viewport.width, pt.viewport.height)
-        cap = capture(rt.browser(), read, pt.route, vp)
+        cap = rt.render(partial(capture, read=read, route=pt.route, viewport=vp))
         files[f"{pt.id}/{PNG}"] = cap.full_png
         files[f"{pt.id}/viewport.png"] = cap.viewport_png
         files[f"{pt.id}/dom.json"] = _json(cap.dom)
@@ -148,7 +149,8 @@ def probe(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
     checks = [Check(a.id, dict(a.locator), a.expect, a.value) for a in grading.assertions]
     pt = _point(cell.params["point"])
     vp = RenderViewport(pt.viewport.name, pt.viewport.width, pt.viewport.height)
-    results = run_checks(rt.browser(), tree_reader(rt.store, build), pt.route, vp, checks)
+    read = tree_reader(rt.store, build)
+    results = rt.render(lambda browser: run_checks(browser, read, pt.route, vp, checks))
     rows = [{"id": r.id, "passed": r.passed, "observed": r.observed} for r in results]
     return Produced({"results": _blob(rt, {"checks": rows})})
 

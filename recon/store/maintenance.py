@@ -8,9 +8,8 @@ from dataclasses import dataclass, field
 
 from recon.errors import StoreError
 from recon.store.actions import ActionCache
-from recon.store.objects import hash_file
-from recon.store.objects import Store
-from recon.store.tree import tree_objects
+from recon.store.objects import Store, hash_file
+from recon.store.tree import read_tree
 
 
 @dataclass(frozen=True)
@@ -33,23 +32,48 @@ class VerifyReport:
 
 
 def reachable(store: Store, refs: Iterable[OutputRef]) -> tuple[set[str], list[str]]:
-    """Every object the refs reach (trees expanded), and the refs whose objects are missing."""
-    seen: set[str] = set()
-    missing: list[str] = []
+    """Every object the refs reach (trees expanded), and the digests that are missing.
+
+    A missing or unreadable (corrupt) tree is reported, not raised: what lies below it
+    cannot be reached. A missing tree is listed in ``missing``; a corrupt one is in the
+    reached set (its file exists) and ``verify``'s re-hash reports it.
+    """
+    walk = _Walk(store)
     for ref in refs:
-        if ref.digest in seen:
-            continue
-        if not store.has(ref.digest):
-            missing.append(ref.digest)
-            continue
-        if ref.type == "tree":
-            for digest in tree_objects(store, ref.digest):
-                if not store.has(digest):
-                    missing.append(digest)
-                seen.add(digest)
-        else:
-            seen.add(ref.digest)
-    return seen, missing
+        walk.visit(ref.digest, tree=ref.type == "tree")
+    return walk.seen, walk.missing
+
+
+class _Walk:
+    """A depth-first walk from refs that records, rather than raises, what it cannot read."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.seen: set[str] = set()
+        self.expanded: set[str] = set()
+        self.missing: list[str] = []
+        self.broken: list[str] = []  # sub-trees that are missing, trees that are not trees
+
+    def visit(self, digest: str, *, tree: bool, inner: bool = False) -> None:
+        if digest in self.expanded or (digest in self.seen and not tree):
+            return
+        if not self.store.has(digest):
+            if digest not in self.missing:
+                self.missing.append(digest)
+                if tree and inner:
+                    self.broken.append(digest)
+            return
+        self.seen.add(digest)
+        if not tree:
+            return
+        self.expanded.add(digest)
+        try:
+            entries = read_tree(self.store, digest)
+        except StoreError:
+            self.broken.append(digest)
+            return
+        for entry in entries:
+            self.visit(entry["digest"], tree=entry["type"] == "tree", inner=True)
 
 
 def verify(store: Store, cache: ActionCache, refs: Iterable[OutputRef]) -> VerifyReport:
@@ -95,7 +119,16 @@ def gc(
     An action record whose key is not a root goes too, so the cache never claims an
     output the store no longer holds.
     """
-    live, _ = reachable(store, [ref for refs in roots.values() for ref in refs])
+    walk = _Walk(store)
+    for refs in roots.values():
+        for ref in refs:
+            walk.visit(ref.digest, tree=ref.type == "tree")
+    if walk.broken:
+        raise StoreError(
+            f"gc refused: live tree object(s) {', '.join(sorted(walk.broken))} are missing "
+            "or corrupt, so what they reach is unknown; run `recon store verify` and rebuild"
+        )
+    live = walk.seen
     report = GcReport()
     for key in list(cache.keys()):
         if key not in roots:

@@ -67,9 +67,15 @@ def put_files(store: Store, files: dict[str, bytes]) -> str:
     nested: dict[str, Any] = {}
     for rel, data in files.items():
         parts = rel.strip("/").split("/")
+        if any(part in ("", ".", "..") for part in parts):
+            raise StoreError(f"{rel!r}: not a plain relative path; refused")
         node = nested
-        for part in parts[:-1]:
+        for depth, part in enumerate(parts[:-1], 1):
             node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                raise StoreError(f"{rel}: {'/'.join(parts[:depth])} is both a file and a folder")
+        if isinstance(node.get(parts[-1]), dict):
+            raise StoreError(f"{rel}: is both a file and a folder")
         node[parts[-1]] = data
     return _put_nested(store, nested)
 
@@ -91,8 +97,15 @@ def _entry(name: str, kind: str, mode: int, size: int, digest: str) -> dict[str,
 
 def read_tree(store: Store, digest: str) -> list[dict[str, Any]]:
     """The entries of one tree object."""
-    value = store.read_json(digest)
-    if not isinstance(value, dict) or value.get("tree") != TREE_FORMAT:
+    try:
+        value = store.read_json(digest)
+    except ValueError:  # not JSON, or not UTF-8: a blob or a corrupt tree
+        value = None
+    if (
+        not isinstance(value, dict)
+        or value.get("tree") != TREE_FORMAT
+        or not isinstance(value.get("entries"), list)
+    ):
         raise StoreError(f"store object {digest} is not a tree object")
     entries: list[dict[str, Any]] = value["entries"]
     return entries
@@ -127,10 +140,14 @@ def tree_objects(store: Store, digest: str) -> Iterator[str]:
 
 
 def checkout_tree(store: Store, digest: str, dest: Path) -> None:
-    """Write a tree's files under ``dest`` (created), with their modes."""
+    """Write a tree's files and folders (empty ones too) under ``dest``, with their modes."""
     dest.mkdir(parents=True, exist_ok=True)
-    for item in walk_tree(store, digest):
-        store.copy_out(item.digest, dest / item.path, mode=item.mode)
+    for entry in read_tree(store, digest):
+        target = dest / entry["name"]
+        if entry["type"] == "tree":
+            checkout_tree(store, entry["digest"], target)
+        else:
+            store.copy_out(entry["digest"], target, mode=entry["mode"])
 
 
 def tree_reader(store: Store, digest: str) -> Callable[[str], bytes | None]:

@@ -46,7 +46,9 @@ def _loc(loc: tuple[int | str, ...]) -> str:
 def describe(error: ValidationError, source: str) -> str:
     """One line per problem: ``file: field.path: what was expected (got X)``."""
     lines = []
-    for item in error.errors():
+    # An unknown key first: a misspelt key also shows up as the required one it should be.
+    errors = sorted(error.errors(), key=lambda e: e["type"] != "extra_forbidden")
+    for item in errors:
         where = _loc(tuple(item["loc"]))
         msg = item["msg"]
         if item["type"] == "extra_forbidden":
@@ -66,6 +68,12 @@ def validate(model: type[M], data: Any, source: str) -> M:
     if not isinstance(data, dict):
         raise ConfigError(
             f"{source}: expected a mapping at the top level, got {type(data).__name__}"
+        )
+    version = data.get("schema_version", model.SCHEMA_VERSION)
+    if version != model.SCHEMA_VERSION:  # a newer file's new keys are not the problem
+        raise ConfigError(
+            f"{source}: schema_version: unsupported schema_version {version!r}; this recon reads "
+            f"{model.SCHEMA_VERSION} (upgrade recon or convert the file)"
         )
     try:
         return model.model_validate(data)

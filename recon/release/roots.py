@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from recon.store import OutputRef
+from recon.store import OutputRef, outputs_refs
 
 
 def live_roots(store_root: Path, releases: Path) -> dict[str, list[OutputRef]]:
@@ -13,17 +13,13 @@ def live_roots(store_root: Path, releases: Path) -> dict[str, list[OutputRef]]:
     roots: dict[str, list[OutputRef]] = {}
     for path in sorted((store_root / "cells").glob("*/*.json")):
         pointer = json.loads(path.read_bytes())
-        roots[pointer["key"]] = _refs(pointer["outputs"])
+        roots[pointer["key"]] = outputs_refs(pointer["outputs"])
     for path in sorted(releases.glob("*/manifest.json")):
         manifest = json.loads(path.read_bytes())
         for cell in manifest["cells"]:
-            roots[cell["key"]] = _refs(cell["outputs"])
+            roots[cell["key"]] = outputs_refs(cell["outputs"])
         roots[f"release:{manifest['release']}"] = [
             OutputRef(manifest["release_json"]),
             OutputRef(manifest["site"], "tree"),
         ]
     return roots
-
-
-def _refs(outputs: dict[str, dict[str, str]]) -> list[OutputRef]:
-    return [OutputRef(o["digest"], o.get("type", "blob")) for o in outputs.values()]

@@ -1,7 +1,7 @@
 """recon.store: content-addressed blobs, Merkle trees, the action cache and the stat cache."""
 
 from recon.store.actions import ActionCache
-from recon.store.atomic import write_atomic
+from recon.store.atomic import write_atomic, write_once
 from recon.store.canonical import canonical_json, digest_bytes, digest_json
 from recon.store.maintenance import (
     GcReport,
@@ -42,10 +42,12 @@ __all__ = [
     "outputs_refs",
     "put_files",
     "put_tree",
-    "read_tree",
     "reachable",
+    "read_tree",
     "tree_files",
     "tree_reader",
     "verify",
     "walk_tree",
+    "write_atomic",
+    "write_once",
 ]

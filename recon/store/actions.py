@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from recon.store.atomic import write_atomic
+from recon.store.atomic import write_once
 from recon.store.canonical import canonical_json
 
 
@@ -34,13 +34,12 @@ class ActionCache:
         path = self._path(key)
         if path.exists():
             return False
-        write_atomic(path, canonical_json(record), mode=0o444)
-        return True
+        return write_once(path, canonical_json(record))
 
     def remove(self, key: str) -> None:
         self._path(key).unlink(missing_ok=True)
 
-    def keys(self) -> Iterator[str]:
+    def iter_keys(self) -> Iterator[str]:
         if not self.root.is_dir():
             return
         for path in sorted(self.root.glob("*/*.json")):

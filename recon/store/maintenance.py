@@ -60,8 +60,8 @@ class _Walk:
         if not self.store.has(digest):
             if digest not in self.missing:
                 self.missing.append(digest)
-                if tree and inner:
-                    self.broken.append(digest)
+            if tree and inner and digest not in self.broken:
+                self.broken.append(digest)
             return
         self.seen.add(digest)
         if not tree:
@@ -83,7 +83,7 @@ def verify(store: Store, cache: ActionCache, refs: Iterable[OutputRef]) -> Verif
         report.checked += 1
         if hash_file(store.path(digest)) != digest:
             report.corrupt.append(digest)
-    record_refs = [ref for key in cache.keys() for ref in _record_refs(cache, key)]
+    record_refs = [ref for key in cache.iter_keys() for ref in _record_refs(cache, key)]
     _, missing = reachable(store, [*refs, *record_refs])
     report.missing = sorted(set(missing))
     return report
@@ -130,7 +130,7 @@ def gc(
         )
     live = walk.seen
     report = GcReport()
-    for key in list(cache.keys()):
+    for key in list(cache.iter_keys()):
         if key not in roots:
             report.removed_actions.append(key)
             if not dry_run:

@@ -29,7 +29,7 @@ class TreeFile:
     size: int
 
 
-def put_tree(store: Store, folder: Path, *, digest_of: Callable[[Path], str] | None = None) -> str:
+def put_tree(store: Store, folder: Path) -> str:
     """Store every file under ``folder`` and return the root tree digest.
 
     Symlinks, devices and other non-regular files are refused with the path named.
@@ -41,7 +41,7 @@ def put_tree(store: Store, folder: Path, *, digest_of: Callable[[Path], str] | N
         info = item.stat(follow_symlinks=False)
         path = Path(item.path)
         if stat.S_ISDIR(info.st_mode):
-            sub = put_tree(store, path, digest_of=digest_of)
+            sub = put_tree(store, path)
             size = tree_size(store, sub)
             entries.append(_entry(item.name, "tree", 0o755, size, sub))
         elif stat.S_ISREG(info.st_mode):
@@ -75,7 +75,7 @@ def put_files(store: Store, files: dict[str, bytes]) -> str:
             if not isinstance(node, dict):
                 raise StoreError(f"{rel}: {'/'.join(parts[:depth])} is both a file and a folder")
         if isinstance(node.get(parts[-1]), dict):
-            raise StoreError(f"{rel}: is both a file and a folder")
+            raise StoreError(f"{rel} is both a file and a folder")
         node[parts[-1]] = data
     return _put_nested(store, nested)
 

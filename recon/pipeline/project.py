@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
@@ -45,7 +45,6 @@ class Project:
     root: Path
     store_root: Path
     sealed_root: Path | None = None
-    _entries: dict[str, Entry] = field(default_factory=dict)
 
     @classmethod
     def open(cls, root: Path) -> Project:

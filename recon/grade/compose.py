@@ -6,6 +6,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from recon.errors import HarnessError
+from recon.grade.functional import pass_rate
+
 
 @dataclass(frozen=True)
 class Composed:
@@ -14,15 +17,15 @@ class Composed:
 
 
 def functional(passed: Mapping[str, bool], weights: Mapping[str, float]) -> float:
-    """Weighted pass rate of the sealed assertions; an assertion with no result fails."""
-    total = sum(weights.values())
-    if total <= 0:
-        return 1.0
-    return sum(w for ident, w in sorted(weights.items()) if passed.get(ident, False)) / total
+    """Weighted pass rate of the sealed assertions; see :func:`recon.grade.functional.pass_rate`."""
+    return pass_rate(passed, weights)
 
 
 def compose(dimensions: Mapping[str, float], weights: Mapping[str, float]) -> Composed:
     """``total = Σ weight × dimension`` over the weighted dimensions, in a fixed order."""
+    missing = sorted(set(weights) - set(dimensions))
+    if missing:
+        raise HarnessError(f"compose: no score for weighted dimension(s) {missing}")
     rows: list[dict[str, Any]] = []
     total = 0.0
     for name in sorted(weights):

@@ -33,27 +33,41 @@ class StatCache:
         self.hashed = 0  # files actually read and hashed by this instance
         self._rows: dict[str, tuple[_Key, str, bool]] | None = None
         self._dirty: dict[str, tuple[_Key, str, bool]] = {}
+        self._names: dict[str, str] = {}  # path as given -> absolute (abspath costs a getcwd)
         if db_path is not None:
             atexit.register(self.flush)
 
     def digest(self, path: str | Path, st: os.stat_result | None = None) -> str:
         """The blake3 digest of ``path``, from cache when its stat is unchanged."""
-        name = os.path.abspath(path)
+        return self.entry(path, st)[1]
+
+    def entry(self, path: str | Path, st: os.stat_result | None = None) -> tuple[_Key, str, bool]:
+        """``(stat key, digest, racy)`` of ``path``: a racy entry must not be trusted later."""
+        name = self._absolute(path)
         if st is None:
             st = os.stat(name)
         key = stat_key(st)
         rows = self._load()
         row = rows.get(name)
         if row is not None and row[0] == key and not row[2]:
-            return row[1]
+            return row
         started = time.time_ns()
         digest = hash_file(name)
         self.hashed += 1
         racy = started - max(st.st_mtime_ns, st.st_ctime_ns) < RACY_NS
-        rows[name] = self._dirty[name] = (key, digest, racy)
+        entry = rows[name] = self._dirty[name] = (key, digest, racy)
         if len(self._dirty) >= 2000:
             self.flush()
-        return digest
+        return entry
+
+    def _absolute(self, path: str | Path) -> str:
+        """``os.path.abspath``, memoised: a relative path resolves against the working
+        folder of its first lookup (doit changes folder once, before any check)."""
+        given = os.fspath(path)
+        name = self._names.get(given)
+        if name is None:
+            name = self._names[given] = os.path.abspath(given)
+        return name
 
     def _load(self) -> dict[str, tuple[_Key, str, bool]]:
         if self._rows is None:

@@ -1,23 +1,15 @@
 """recon.model: one pydantic model per file format, each with a schema_version."""
 
 from recon.model.base import Strict, Versioned, describe, load_json, load_yaml, read_yaml, validate
-from recon.model.case import (
-    Artifact,
-    Assertion,
-    BuildStep,
-    Case,
-    Contract,
-    Grading,
-    Provenance,
-    State,
-    Viewport,
-)
+from recon.model.case import Artifact, Assertion, Case, Grading, Provenance
+from recon.model.contract import BuildStep, Contract, State, Viewport
 from recon.model.entry import Agent, Budget, Entry, ModelPin, Sandbox
 from recon.model.records import (
     AttemptRecord,
     AttemptSummary,
     CaseScore,
     CellRecord,
+    Egress,
     EntryResult,
     Manifest,
     ManifestCell,
@@ -59,6 +51,7 @@ __all__ = [
     "CaseScore",
     "CellRecord",
     "Contract",
+    "Egress",
     "Entry",
     "EntryResult",
     "Grading",

@@ -1,10 +1,10 @@
-"""Case formats: case.yaml, the public contract, provenance, and the sealed grading file."""
+"""Case formats: case.yaml, provenance, and the sealed grading file (contract: contract.py)."""
 
 from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, field_validator
 
 from recon.model.base import Strict, Versioned
 
@@ -23,60 +23,6 @@ class Case(Versioned):
     track: Literal["frozen-evidence/reconstruct"] = "frozen-evidence/reconstruct"
     active: bool = True
     evidence_conditions: list[Condition] = Field(default_factory=lambda: [_FULL])
-
-
-class Viewport(Strict):
-    name: Id
-    width: int = Field(ge=1, le=4096)
-    height: int = Field(ge=1, le=4096)
-
-
-class State(Strict):
-    """A named state reached from a route; the default state has no steps."""
-
-    name: Id
-    steps: list[dict[str, str]] = Field(default_factory=list)
-
-
-class BuildStep(Strict):
-    """How a workspace turns into the output folder that is rendered."""
-
-    command: list[str] = Field(default_factory=list)
-    output: str = Field(min_length=1)
-
-    @field_validator("output")
-    @classmethod
-    def _relative(cls, value: str) -> str:
-        if value.startswith("/") or ".." in value.split("/"):
-            raise ValueError("must be a relative path inside the workspace")
-        return value
-
-
-class Contract(Versioned):
-    """public/contract.yaml: the finite route × viewport × state matrix."""
-
-    routes: list[str] = Field(min_length=1)
-    viewports: list[Viewport] = Field(min_length=1)
-    states: list[State] = Field(default_factory=lambda: [State(name="default")])
-    build: BuildStep
-
-    @field_validator("routes")
-    @classmethod
-    def _routes(cls, value: list[str]) -> list[str]:
-        for route in value:
-            if not route.startswith("/"):
-                raise ValueError(f"route {route!r} must start with '/'")
-        return value
-
-    @model_validator(mode="after")
-    def _unique(self) -> Contract:
-        for label, names in (
-            ("viewports", [v.name for v in self.viewports]),
-            ("states", [s.name for s in self.states]),
-        ):
-            if len(set(names)) != len(names):
-                raise ValueError(f"{label}: names must be unique, got {names}")
-        return self
 
 
 class Artifact(Strict):

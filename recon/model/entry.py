@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from recon.model.base import Strict, Versioned
 from recon.model.case import Id
@@ -32,8 +32,20 @@ class Agent(Strict):
 
 
 class Sandbox(Strict):
+    """``egress``: the model-API hosts the attempt may reach through the egress proxy,
+    ``host`` (port 443) or ``host:port``; everything else is refused and counted."""
+
     backend: Literal["native", "docker"]
     image: str
+    egress: list[str] = Field(default_factory=list)
+
+    @field_validator("egress")
+    @classmethod
+    def _egress(cls, value: list[str]) -> list[str]:
+        from recon.sandbox.proxy import parse_allow  # import here: sandbox imports model
+
+        parse_allow(value)
+        return value
 
 
 class Budget(Strict):

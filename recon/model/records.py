@@ -38,6 +38,15 @@ class Trace(Strict):
     tokens: int | None = None
 
 
+class Egress(Strict):
+    """What the egress proxy saw during an attempt (policy evidence)."""
+
+    allowed: int = 0
+    refused: int = 0
+    failed: int = 0  # admitted by the allow-list, but the upstream did not answer
+    events: Digest | None = None  # blob: the proxy's event log (JSON)
+
+
 class AttemptRecord(Versioned):
     """One production run of one entry on one case. Immutable once written."""
 
@@ -54,6 +63,9 @@ class AttemptRecord(Versioned):
     image: Digest
     logs: Digest
     trace: Trace = Field(default_factory=Trace)
+    image_id: str | None = None  # the engine's image id (docker); ``image`` is the recipe
+    refusals: list[str] = Field(default_factory=list)  # output files refused, with reasons
+    egress: Egress = Field(default_factory=Egress)
 
 
 class CellRecord(Versioned):

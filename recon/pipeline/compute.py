@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import tempfile
 from functools import partial
 from pathlib import Path
@@ -14,11 +15,23 @@ import numpy as np
 from PIL import Image
 
 from recon.curate import compose_workspace, freeze_evidence
-from recon.model import AttemptRecord, Ref, ReleaseResult
+from recon.errors import HarnessError
+from recon.model import AttemptRecord, Egress, Entry, Ref, ReleaseResult
 from recon.pipeline.cells import Cell, Produced, Runtime
 from recon.pipeline.matrix import Point
 from recon.release.aggregate import Graded, aggregate
-from recon.sandbox import native_recipe, run_native
+from recon.sandbox import (
+    CONTAINER_PATHS,
+    ENTRY_DIR,
+    AttemptRun,
+    DockerRun,
+    Mount,
+    default_recipe,
+    ensure_image,
+    native_recipe,
+    run_docker,
+    run_native,
+)
 from recon.store import checkout_tree, put_files, put_tree, tree_files, tree_reader
 
 PNG = "full.png"
@@ -46,7 +59,18 @@ def workspace(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
 
 
 def image(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
-    return Produced({"image": _blob(rt, cell.params["recipe"])})
+    """The native "image" is a description of the host; the docker image is built (or found
+    by its recipe tag). The output names the recipe only, so that rebuilding the same recipe
+    on another machine never re-keys an attempt; engine image ids go in attempt records."""
+    recipe = cell.params["recipe"]
+    if recipe.get("kind") != "docker-debootstrap":
+        return Produced({"image": _blob(rt, recipe)})
+    wanted = default_recipe()
+    if wanted.to_json() != recipe:
+        raise HarnessError(f"image cell {cell.name}: its recipe is not this harness's recipe")
+    built = ensure_image(wanted)
+    out = {"recipe": recipe, "digest": wanted.digest, "tag": wanted.tag}
+    return Produced({"image": _blob(rt, out)}, timings={"build_s": built.took_s})
 
 
 def attempt(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
@@ -58,8 +82,31 @@ def attempt(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
     with tempfile.TemporaryDirectory(prefix="recon-attempt-") as tmp:
         work = Path(tmp) / "workspace"
         checkout_tree(rt.store, inputs["workspace.workspace"], work)
-        run = run_native(work, entry, project.entries_dir, loaded.contract, protocol.time_limit_s)
+        if protocol.backend == "docker":
+            sealed = [project.sealed_dir(loaded.id)]
+            run: AttemptRun = _docker(
+                project.entries_dir,
+                entry,
+                loaded.contract.build,
+                protocol.time_limit_s,
+                work,
+                Path(tmp) / "build",
+                sealed,
+            )
+        else:
+            run = run_native(
+                work, entry, project.entries_dir, loaded.contract, protocol.time_limit_s
+            )
         build = put_tree(rt.store, run.output) if run.output is not None else None
+    extra: dict[str, Any] = {}
+    if isinstance(run, DockerRun):
+        events = rt.store.put_json(run.egress.get("events", []))
+        counts = {k: run.egress.get(k, 0) for k in ("allowed", "refused", "failed")}
+        extra = {
+            "image_id": run.image_id or None,
+            "refusals": run.refusals,
+            "egress": Egress(**counts, events=events),
+        }
     record = AttemptRecord(
         entry=entry.id,
         case=loaded.id,
@@ -74,6 +121,7 @@ def attempt(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
         image=inputs["image.image"],
         logs=rt.store.put_bytes(run.logs),
         trace=run.trace,
+        **extra,
     )
     outputs = {
         "record": _blob(rt, record.model_dump(mode="json")),
@@ -84,10 +132,32 @@ def attempt(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
     return Produced(outputs, retry=run.outcome == "harness_failure")
 
 
-def _point(raw: dict[str, Any]) -> Point:
-    from recon.model import Viewport
+def _docker(
+    entries_dir: Path,
+    entry: Entry,
+    build: Any,
+    time_limit_s: int,
+    work: Path,
+    out: Path,
+    sealed: list[Path],
+) -> DockerRun:
+    """One formal attempt. A missing image is rebuilt (a cache hit when the tag exists);
+    engine trouble comes back from ``run_docker`` as a harness failure, retried next build."""
+    try:
+        tag = ensure_image().tag
+    except HarnessError:
+        tag = default_recipe().tag  # run_docker reports the engine or image as missing
+    command = [part.format(**CONTAINER_PATHS) for part in entry.agent.command]
+    env = {name: os.environ[name] for name in entry.agent.env if name in os.environ}
+    return run_docker(
+        work, command, entry.budget, time_limit_s, tag,
+        build=build, out=out, egress=entry.sandbox.egress, env=env,
+        secrets=list(env.values()), mounts=[Mount(entries_dir, ENTRY_DIR)], sealed=sealed,
+    )  # fmt: skip
 
-    return Point(raw["route"], Viewport.model_validate(raw["viewport"]), raw["state"])
+
+def _point(raw: dict[str, Any]) -> Point:
+    return Point.from_params(raw)
 
 
 def _render(rt: Runtime, tree: str, pts: list[Point]) -> tuple[dict[str, bytes], dict[str, float]]:
@@ -99,12 +169,14 @@ def _render(rt: Runtime, tree: str, pts: list[Point]) -> tuple[dict[str, bytes],
     timings: dict[str, float] = {}
     for pt in pts:
         vp = RenderViewport(pt.viewport.name, pt.viewport.width, pt.viewport.height)
-        cap = rt.render(partial(capture, read=read, route=pt.route, viewport=vp))
+        job = partial(capture, read=read, route=pt.route, viewport=vp, steps=pt.steps)
+        cap = rt.render(job)
         files[f"{pt.id}/{PNG}"] = cap.full_png
         files[f"{pt.id}/viewport.png"] = cap.viewport_png
         files[f"{pt.id}/dom.json"] = _json(cap.dom)
         files[f"{pt.id}/console.json"] = _json(cap.console)
         files[f"{pt.id}/network.json"] = _json([[n.url, n.outcome] for n in cap.network])
+        files[f"{pt.id}/status.json"] = _json({"failure": cap.failure})
         timings.update({f"{pt.id}.{k}": round(v, 1) for k, v in cap.timings.items()})
     return files, timings
 

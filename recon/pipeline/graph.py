@@ -8,15 +8,12 @@ from recon.model import ReleaseDef
 from recon.pipeline.cells import Cell
 from recon.pipeline.matrix import points
 from recon.pipeline.project import LoadedCase, Project
-from recon.sandbox import native_recipe
+from recon.sandbox import default_recipe, native_recipe
 from recon.store import StatCache, digest_json
 
 
 def _point_params(case: LoadedCase) -> list[dict[str, Any]]:
-    return [
-        {"route": p.route, "viewport": p.viewport.model_dump(mode="json"), "state": p.state}
-        for p in points(case.contract)
-    ]
+    return [p.params() for p in points(case.contract)]
 
 
 class Graph:
@@ -68,7 +65,8 @@ class Graph:
         )
 
     def image(self, backend: str) -> Cell:
-        return self._cell("image", backend, {"recipe": native_recipe()}, {})
+        recipe = default_recipe().to_json() if backend == "docker" else native_recipe()
+        return self._cell("image", backend, {"recipe": recipe}, {})
 
     def entry_digest(self, entry_id: str) -> str:
         entry = self.project.entries[entry_id]

@@ -18,11 +18,11 @@ PACKAGE = Path(__file__).resolve().parent.parent
 CODE_PATHS: dict[str, tuple[str, ...]] = {
     "evidence": ("curate",),
     "workspace": ("curate",),
-    "image": ("sandbox/image.py",),
+    "image": ("sandbox/image.py", "sandbox/rootfs.py"),
     "attempt": (),
     "oracle": ("render",),
     "capture": ("render",),
-    "probe": ("render/probe.py", "render/capture.py", "render/browser.py"),
+    "probe": ("render",),
     "grade": ("grade",),
     "aggregate": ("release/aggregate.py",),
     "site": ("site",),

@@ -1,11 +1,14 @@
 """recon.render: the render boundary — candidate code runs only inside chromium.
 
-``open_browser`` launches chromium; ``capture`` takes deterministic stills of one route
-of a build; ``run_checks`` evaluates sealed functional checks from the playwright side.
+``open_browser`` launches chromium with the pinned fonts; ``capture`` takes deterministic
+stills of one matrix point (route, viewport, state steps) of a build; ``record_motion``
+steps page time through a transition frame by frame; ``run_checks`` evaluates sealed
+functional checks from the playwright side.
 """
 
 from recon.render.browser import CHROMIUM, LAUNCH_ARGS, browser_version, open_browser
 from recon.render.capture import ORIGIN, Capture, NetworkEvent, Reader, Viewport, capture
+from recon.render.motion import Motion, record_motion
 from recon.render.pool import BrowserPool
 from recon.render.probe import Check, CheckResult, run_checks
 
@@ -17,11 +20,13 @@ __all__ = [
     "Capture",
     "Check",
     "CheckResult",
+    "Motion",
     "NetworkEvent",
     "Reader",
     "Viewport",
     "browser_version",
     "capture",
     "open_browser",
+    "record_motion",
     "run_checks",
 ]

@@ -1,6 +1,15 @@
 """Launching Debian's chromium through playwright, and naming its version.
 
 The executable is ``/usr/bin/chromium`` unless ``RECON_CHROMIUM`` names another.
+
+Fonts are pinned: chromium sees only the fonts shipped in ``recon/render/fonts/``
+(listed with their digests in :data:`FONTS`), through a fontconfig configuration
+written at launch. Why fontconfig and not an ``@font-face`` sheet served to the page:
+Chromium never lets ``@font-face`` rules replace the generic families (``serif``,
+``sans-serif``, ``monospace``, ``system-ui``); it resolves them, the default font and
+every glyph fallback through the system font set. So the system font set itself is
+what must be pinned, or renders would change with the host's installed fonts and its
+``/etc/fonts`` hinting and antialiasing settings.
 """
 
 from __future__ import annotations
@@ -8,9 +17,13 @@ from __future__ import annotations
 import functools
 import os
 import subprocess
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
+from xml.sax.saxutils import escape
 
+import blake3
 from playwright.sync_api import Browser, sync_playwright
 from playwright.sync_api import Error as PlaywrightError
 
@@ -47,17 +60,96 @@ def _require(path: str) -> str:
 
 @contextmanager
 def open_browser() -> Iterator[Browser]:
-    """A headless chromium, closed (with its playwright driver) on exit."""
+    """A headless chromium seeing only the pinned fonts, closed on exit."""
     path = _require(chromium_path())
-    with sync_playwright() as pw:
+    with tempfile.TemporaryDirectory(prefix="recon-fonts-") as tmp, sync_playwright() as pw:
+        env: dict[str, str | float | bool] = {**os.environ}
+        env["FONTCONFIG_FILE"] = str(write_fontconfig(Path(tmp)))
         try:
-            browser = pw.chromium.launch(executable_path=path, headless=True, args=LAUNCH_ARGS)
+            browser = pw.chromium.launch(
+                executable_path=path, headless=True, args=LAUNCH_ARGS, env=env
+            )
         except PlaywrightError as exc:
             raise HarnessError(f"chromium at {path} failed to launch: {exc.message}") from exc
         try:
             yield browser
         finally:
             browser.close()
+
+
+# --- pinned fonts -------------------------------------------------------------------------
+
+FONT_DIR = Path(__file__).resolve().parent / "fonts"
+# file -> blake3. Digests live in this module so a font change re-keys every render cell.
+FONTS = {
+    "LiberationSans-Regular.ttf": "e26ea68e21569bdb7a770a1b296d2414"
+    "cb127309b260255dcbe00bdb8ad87505",
+    "LiberationSerif-Regular.ttf": "11bfdd95e7624cde6e141989d0b96763"
+    "ad09c6f976c111ef0237a646dca2cd3f",
+    "LiberationMono-Regular.ttf": "30a9f8a470f1c2b2a54ccc804da95156"
+    "64f07a4436a2168f8d581df78a06fd65",
+}
+SANS, SERIF, MONO = "Liberation Sans", "Liberation Serif", "Liberation Mono"
+# Generic families -> the pinned family that stands in for them; and the families each
+# pinned one is metric-compatible with, as Debian's own fontconfig aliases them. Other
+# names are unknown, so a font stack falls through to its generic family as it should.
+ALIASES = {
+    SANS: ("sans-serif", "sans", "system-ui", "ui-sans-serif", "cursive", "fantasy", "emoji"),
+    SERIF: ("serif", "ui-serif"),
+    MONO: ("monospace", "mono", "ui-monospace"),
+}
+METRIC_TWINS = {
+    SANS: ("Arial", "Helvetica"),
+    SERIF: ("Times New Roman", "Times"),
+    MONO: ("Courier New", "Courier"),
+}
+
+
+def verify_fonts(font_dir: Path = FONT_DIR) -> None:
+    """Refuse to render with fonts other than the pinned ones."""
+    for name, digest in FONTS.items():
+        path = font_dir / name
+        if not path.is_file():
+            raise HarnessError(f"{path}: pinned font missing; restore it from git")
+        if blake3.blake3(path.read_bytes()).hexdigest() != digest:
+            raise HarnessError(f"{path}: pinned font changed; restore it or update FONTS")
+
+
+def write_fontconfig(folder: Path) -> Path:
+    """A fontconfig file naming only the pinned fonts, with fixed rasterisation settings."""
+    verify_fonts()
+    aliases = "".join(
+        f'  <alias binding="same"><family>{name}</family><prefer><family>{family}</family>'
+        "</prefer></alias>\n"
+        for table in (ALIASES, METRIC_TWINS)
+        for family, names in table.items()
+        for name in names
+    )
+    conf = folder / "fonts.conf"
+    paths = {"fonts": escape(str(FONT_DIR)), "cache": escape(str(folder))}
+    conf.write_text(_FONTCONFIG.format(**paths, aliases=aliases, sans=SANS))
+    return conf
+
+
+_FONTCONFIG = """<?xml version="1.0"?>
+<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">
+<fontconfig>
+  <dir>{fonts}</dir>
+  <cachedir>{cache}</cachedir>
+  <match target="font">
+    <edit name="antialias" mode="assign"><bool>true</bool></edit>
+    <edit name="hinting" mode="assign"><bool>false</bool></edit>
+    <edit name="hintstyle" mode="assign"><const>hintnone</const></edit>
+    <edit name="autohint" mode="assign"><bool>false</bool></edit>
+    <edit name="rgba" mode="assign"><const>none</const></edit>
+    <edit name="lcdfilter" mode="assign"><const>lcdnone</const></edit>
+    <edit name="embeddedbitmap" mode="assign"><bool>false</bool></edit>
+  </match>
+{aliases}  <match target="pattern">
+    <edit name="family" mode="append_last"><string>{sans}</string></edit>
+  </match>
+</fontconfig>
+"""
 
 
 def browser_version() -> str:

@@ -17,7 +17,7 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from recon.errors import ConfigError
-from recon.render.capture import Reader, Viewport, _load, _open_page
+from recon.render.page import Reader, Viewport, load, open_page
 
 LOCATOR_SHAPES = ({"role"}, {"role", "name"}, {"text"}, {"test_id"}, {"css"})
 EXPECTS = ("visible", "count", "text")
@@ -65,8 +65,8 @@ def run_checks(
     timeout_ms: int = 1000,
 ) -> list[CheckResult]:
     """Load ``route`` as :func:`recon.render.capture` does, then evaluate each check."""
-    with _open_page(browser, read, viewport) as session:
-        _load(session, route, settle_ms)
+    with open_page(browser, read, viewport) as session:
+        load(session, route, settle_ms)
         return [_run(session.page, check, timeout_ms) for check in checks]
 
 

@@ -40,7 +40,7 @@ def _entry(script: str, wall_s: int = 30, env: list[str] | None = None) -> Entry
 CONTRACT = Contract.model_validate(
     {
         "routes": ["/"],
-        "viewports": [{"name": "d", "width": 10, "height": 10}],
+        "viewports": ["desktop"],
         "build": {"command": [], "output": "site"},
     }
 )

@@ -1,0 +1,293 @@
+"""Render throughput with browser reuse against a browser per capture; peak render memory.
+
+1. Throughput. The matrix points of the demo case's sealed reference
+   (``cases/html5-boilerplate``: ``/`` at desktop, mobile and tablet), captured
+   in ``--rounds`` rounds, the ways interleaved round by round: *reuse* (per round, one
+   chromium renders the matrix ``--per-browser`` times: what ``BrowserPool`` does for
+   a worker, whose browser serves every cell of a build) and *launch*
+   (``open_browser()`` per capture, the matrix once per round); plus, as a floor,
+   *bare*: plain playwright, reused like *reuse*, a fresh context and the two
+   screenshots per point and nothing else. For each way: wall time and CPU time
+   (user + sys of this process and of every child, chromium included, read from
+   ``getrusage`` once the browsers have exited). Captures per CPU-second is the
+   "per core" figure: it does not depend on how many cores the machine lends.
+2. Peak memory. A generated page 20,000 px tall (text, boxes, gradients) captured at
+   desktop size (full page + viewport + DOM snapshot). A thread samples every 20 ms
+   the memory of this process and of all its descendants (the playwright driver and
+   the chromium processes) from ``/proc/<pid>/smaps_rollup``; the peaks of the sums of
+   PSS (shared pages split between the processes sharing them: the honest total) and
+   of RSS (shared pages counted once per process: an upper bound) are reported, with
+   the RSS before the browser was launched.
+
+    .venv/bin/python bench/render_capture.py [--rounds 3] [--per-browser 5]
+        [--height 20000] [--out bench/results/render_capture.json]
+
+A report, not a test: it prints a table and writes JSON; it asserts no times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import platform
+import resource
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from PIL import Image
+from playwright.sync_api import Browser, Route
+
+from recon.model import Contract, load_yaml
+from recon.pipeline.matrix import Point, points
+from recon.render import ORIGIN, Reader, Viewport, browser_version, capture, open_browser
+
+REPO = Path(__file__).resolve().parent.parent
+CASE = REPO / "cases" / "html5-boilerplate"
+PAGE_HEIGHT = 20_000
+
+
+@dataclass
+class Tally:
+    captures: int = 0
+    wall: float = 0.0
+    cpu: float = 0.0
+
+    def add(self, other: Tally) -> None:
+        self.captures += other.captures
+        self.wall += other.wall
+        self.cpu += other.cpu
+
+
+def folder_reader(root: Path) -> Reader:
+    def read(rel: str) -> bytes | None:
+        path = (root / rel).resolve()
+        inside = root.resolve() in path.parents
+        return path.read_bytes() if inside and path.is_file() else None
+
+    return read
+
+
+def _cpu() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+@contextmanager
+def measured(tally: Tally, captures: int) -> Iterator[None]:
+    """Wall and CPU time of the block; children count once they have exited."""
+    wall, cpu = time.monotonic(), _cpu()
+    yield
+    tally.add(Tally(captures, time.monotonic() - wall, _cpu() - cpu))
+
+
+def shoot(browser: Browser, read: Reader, point: Point) -> None:
+    vp = point.viewport
+    shot = capture(browser, read, point.route, Viewport(vp.name, vp.width, vp.height))
+    if shot.failure:
+        raise SystemExit(f"{point.id}: capture failed: {shot.failure}")
+
+
+def reuse_round(read: Reader, pts: list[Point], tally: Tally) -> None:
+    with measured(tally, len(pts)), open_browser() as browser:
+        for point in pts:
+            shoot(browser, read, point)
+
+
+def launch_round(read: Reader, pts: list[Point], tally: Tally) -> None:
+    for point in pts:
+        with measured(tally, 1), open_browser() as browser:
+            shoot(browser, read, point)
+
+
+def bare_round(read: Reader, pts: list[Point], tally: Tally) -> None:
+    """The floor: plain playwright, one browser, a fresh context and the two stills per
+    point, none of the harness's settling, clock, isolation or snapshot."""
+
+    def fulfil(route: Route) -> None:
+        body = read(urlsplit(route.request.url).path.lstrip("/") or "index.html")
+        route.fulfill(status=200 if body is not None else 404, body=body or b"")
+
+    with measured(tally, len(pts)), open_browser() as browser:
+        for point in pts:
+            vp = point.viewport
+            context = browser.new_context(viewport={"width": vp.width, "height": vp.height})
+            context.route("**/*", fulfil)
+            page = context.new_page()
+            page.goto(ORIGIN + point.route)
+            page.screenshot(full_page=True)
+            page.screenshot()
+            context.close()
+
+
+def throughput(rounds: int, per_browser: int) -> dict[str, Tally]:
+    read = folder_reader(CASE / "sealed" / "reference")
+    pts = points(load_yaml(Contract, CASE / "public" / "contract.yaml"))
+    reuse_round(read, pts[:1], Tally())  # warm the page cache, fontconfig, imports
+    many = pts * per_browser  # what one browser renders in a round when it is reused
+    tallies = {"reuse": Tally(), "launch": Tally(), "bare": Tally()}
+    ways: list[tuple[str, Callable[[Reader, list[Point], Tally], None]]] = [
+        ("reuse", reuse_round),
+        ("launch", launch_round),
+        ("bare", bare_round),
+    ]
+    for index in range(rounds):
+        for name, way in ways if index % 2 == 0 else ways[::-1]:
+            way(read, pts if name == "launch" else many, tallies[name])
+    return tallies
+
+
+# --- peak memory ------------------------------------------------------------------------
+
+
+def tall_page(height: int) -> bytes:
+    blocks = height // 200
+    rows = "".join(
+        f'<section style="height:200px;background:linear-gradient(90deg,hsl({i * 7 % 360} 60% 80%),'
+        f'#fff)"><h2>Section {i}</h2><p>{"Lorem ipsum dolor sit amet. " * 12}</p></section>'
+        for i in range(blocks)
+    )
+    html = f"<!doctype html><style>body{{margin:0;font:16px sans-serif}}</style>{rows}"
+    return html.encode()
+
+
+def descendants(root: int) -> list[int]:
+    """``root`` and every process below it, from /proc."""
+    children: dict[int, list[int]] = {}
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                stat = Path(entry.path, "stat").read_text()
+            except OSError:
+                continue  # exited meanwhile
+            ppid = int(stat.rsplit(")", 1)[1].split()[1])
+            children.setdefault(ppid, []).append(int(entry.name))
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo.extend(children.get(pid, []))
+    return found
+
+
+def tree_memory(root: int) -> tuple[int, int]:
+    """(RSS, PSS) in bytes summed over ``root`` and its descendants. RSS counts pages
+    shared between chromium's processes once per process; PSS splits them fairly."""
+    rss = pss = 0
+    for pid in descendants(root):
+        try:
+            rollup = Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()
+        except OSError:
+            continue
+        fields = {line.split(":")[0]: line.split()[1] for line in rollup[1:] if ":" in line}
+        rss += int(fields.get("Rss", 0)) * 1024
+        pss += int(fields.get("Pss", 0)) * 1024
+    return rss, pss
+
+
+class PeakSampler(threading.Thread):
+    def __init__(self, every_s: float = 0.02) -> None:
+        super().__init__(daemon=True)
+        self.every_s = every_s
+        self.peak_rss = self.peak_pss = 0
+        self.samples = 0
+        self._halt = threading.Event()
+
+    def run(self) -> None:
+        while not self._halt.is_set():
+            rss, pss = tree_memory(os.getpid())
+            self.peak_rss, self.peak_pss = max(self.peak_rss, rss), max(self.peak_pss, pss)
+            self.samples += 1
+            self._halt.wait(self.every_s)
+
+    def stop(self) -> None:
+        self._halt.set()
+        self.join()
+
+
+def peak_memory(height: int) -> dict[str, float]:
+    body = tall_page(height)
+    read: Reader = lambda rel: body if rel == "index.html" else None  # noqa: E731
+    baseline = tree_memory(os.getpid())[0]
+    sampler = PeakSampler()
+    sampler.start()
+    start = time.monotonic()
+    with open_browser() as browser:
+        shot = capture(browser, read, "/", Viewport("desktop", 1440, 900))
+    seconds = time.monotonic() - start
+    sampler.stop()
+
+    size = Image.open(io.BytesIO(shot.full_png)).size
+    return {
+        "page_height_px": height,
+        "full_png_size": list(size),
+        "full_png_bytes": len(shot.full_png),
+        "dom_elements": len(shot.dom),
+        "seconds": round(seconds, 2),
+        "baseline_mib": round(baseline / 2**20, 1),
+        "peak_rss_mib": round(sampler.peak_rss / 2**20, 1),
+        "peak_pss_mib": round(sampler.peak_pss / 2**20, 1),
+        "samples": sampler.samples,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--per-browser", type=int, default=5, help="matrices per reused browser")
+    parser.add_argument("--height", type=int, default=PAGE_HEIGHT)
+    parser.add_argument("--out", type=Path, default=REPO / "bench/results/render_capture.json")
+    args = parser.parse_args()
+
+    tallies = throughput(args.rounds, args.per_browser)
+    memory = peak_memory(args.height)
+    rates = {
+        name: {
+            **asdict(t),
+            "captures_per_s": round(t.captures / t.wall, 3),
+            "captures_per_cpu_s": round(t.captures / t.cpu, 3),
+        }
+        for name, t in tallies.items()
+    }
+    ratio_cpu = rates["reuse"]["captures_per_cpu_s"] / rates["launch"]["captures_per_cpu_s"]
+    ratio_wall = rates["reuse"]["captures_per_s"] / rates["launch"]["captures_per_s"]
+    floor = rates["bare"]["captures_per_s"] / rates["launch"]["captures_per_s"]
+    report = {
+        "machine": {"cores": os.cpu_count(), "python": platform.python_version()},
+        "browser": browser_version(),
+        "rounds": args.rounds,
+        "per_browser": args.per_browser,
+        "throughput": rates,
+        "ratio_per_cpu_s": round(ratio_cpu, 2),
+        "ratio_per_wall_s": round(ratio_wall, 2),
+        "bare_over_launch_per_wall_s": round(floor, 2),
+        "memory": memory,
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=2) + "\n")
+    print(f"{'way':8} {'captures':>8} {'wall s':>8} {'cpu s':>8} {'per s':>8} {'per cpu-s':>10}")
+    for name, row in rates.items():
+        print(
+            f"{name:8} {row['captures']:8d} {row['wall']:8.2f} {row['cpu']:8.2f} "
+            f"{row['captures_per_s']:8.3f} {row['captures_per_cpu_s']:10.3f}"
+        )
+    print(f"reuse / launch: {ratio_cpu:.2f}x per CPU-second, {ratio_wall:.2f}x per wall second")
+    print(f"bare / launch: {floor:.2f}x per wall second (no harness work at all)")
+    print(
+        f"{memory['page_height_px']} px page: peak {memory['peak_pss_mib']} MiB PSS, "
+        f"{memory['peak_rss_mib']} MiB RSS (python + driver + chromium; "
+        f"{memory['baseline_mib']} MiB before launch), "
+        f"full PNG {memory['full_png_size'][0]}x{memory['full_png_size'][1]}, "
+        f"{memory['seconds']} s"
+    )
+
+
+if __name__ == "__main__":
+    main()

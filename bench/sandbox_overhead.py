@@ -1,0 +1,151 @@
+"""Docker backend overhead: one attempt from container create to destroy, with a no-op agent.
+
+Three columns, interleaved, ``--runs`` times each, on the real engine and image:
+
+- ``bare``: ``docker run --rm --network none IMAGE true`` through the SDK (create, start,
+  wait, remove): the engine's own floor, the baseline of the ratio;
+- ``attempt``: ``recon.sandbox.run_docker`` with an agent that writes one file to the
+  output: staging tar, create + start with every limit, workspace unpack, egress proxy and
+  bridge, the agent exec, leftover reaping, output extraction, removal;
+- ``native``: ``run_native``-equivalent floor for the same no-op (a host subprocess).
+
+Image build: ``cached`` is ``build_image`` finding the tag; ``cold`` is the record the
+first build on this machine kept (``/var/cache/recon/images``), or, with ``--cold``, a fresh
+build of a recipe variant (same packages, different digest; its image is removed after).
+
+    .venv/bin/python bench/sandbox_overhead.py [--runs 10] [--cold] \
+        [--out bench/results/sandbox_overhead.json]
+
+A report, not a test: prints a table, writes JSON, asserts no times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import docker
+
+from recon.model import Budget, BuildStep
+from recon.sandbox import ImageRecipe, build_image, engine_client, ensure_engine, run_docker
+from recon.sandbox.rootfs import SETUP, cold_build_record, host_arch
+
+BENCH = Path(__file__).resolve().parent
+BUDGET = Budget(cpus=1, memory_mb=512, pids=128, wall_s=60, disk_mb=128, output_mb=1)
+NOOP = "mkdir dist && echo ok > dist/index.html"
+
+
+def bare(client: docker.DockerClient, tag: str) -> float:
+    started = time.perf_counter()
+    client.containers.run(tag, ["true"], network_mode="none", remove=True)
+    return time.perf_counter() - started
+
+
+def attempt(client: docker.DockerClient, tag: str, tmp: Path, i: int) -> tuple[float, dict]:
+    workspace = tmp / f"ws{i}"
+    workspace.mkdir()
+    (workspace / "brief.md").write_text("no-op\n")
+    started = time.perf_counter()
+    build = BuildStep(output="dist")
+    command = ["sh", "-c", NOOP]
+    run = run_docker(
+        workspace, command, BUDGET, 60, tag, build=build, out=tmp / f"out{i}", client=client
+    )
+    took = time.perf_counter() - started
+    if run.outcome != "valid":
+        raise SystemExit(f"no-op attempt was {run.outcome}: {run.reason}")
+    return took, run.timings
+
+
+def native(tmp: Path, i: int) -> float:
+    workspace = tmp / f"native{i}"
+    workspace.mkdir()
+    started = time.perf_counter()
+    subprocess.run(["sh", "-c", NOOP], cwd=workspace, check=True)
+    return time.perf_counter() - started
+
+
+def summary(values: list[float]) -> dict[str, float]:
+    return {
+        "median": round(statistics.median(values), 3),
+        "min": round(min(values), 3),
+        "max": round(max(values), 3),
+    }
+
+
+def image_figures(client: docker.DockerClient, cold: bool, workdir: Path) -> dict[str, Any]:
+    recipe = ImageRecipe(arch=host_arch())
+    hit = build_image(recipe, workdir, client)
+    figures: dict[str, Any] = {"tag": recipe.tag, "cached_s": hit.took_s}
+    record = cold_build_record(recipe)
+    if cold:
+        variant = ImageRecipe(arch=host_arch(), setup=SETUP + "# bench: cold build variant\n")
+        built = build_image(variant, workdir, client)
+        client.images.remove(built.image_id, force=True)
+        record = built.to_json()
+    if record is not None:
+        figures["cold_s"] = record["took_s"]
+        figures["cold_timings"] = record["timings"]
+        figures["cold_over_cached"] = round(record["took_s"] / max(hit.took_s, 1e-3), 1)
+    return figures
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--cold", action="store_true", help="also build the image cold")
+    parser.add_argument("--out", type=Path, default=BENCH / "results" / "sandbox_overhead.json")
+    args = parser.parse_args()
+    ensure_engine()
+    client = engine_client()
+    with tempfile.TemporaryDirectory(prefix="recon-bench-") as tmp_name:
+        tmp = Path(tmp_name)
+        image = image_figures(client, args.cold, tmp / "image")
+        tag = image["tag"]
+        bare(client, tag)  # warm the engine's caches before measuring
+        rows: dict[str, list[float]] = {"bare": [], "attempt": [], "native": []}
+        phases: list[dict] = []
+        for i in range(args.runs):
+            rows["bare"].append(bare(client, tag))
+            took, timings = attempt(client, tag, tmp, i)
+            rows["attempt"].append(took)
+            phases.append(timings)
+            rows["native"].append(native(tmp, i))
+    result = {
+        "params": {"runs": args.runs, "budget": BUDGET.model_dump()},
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "engine": client.version()["Version"],
+        },
+        "seconds": {name: summary(values) for name, values in rows.items()},
+        "attempt_over_bare": round(
+            statistics.median(rows["attempt"]) / statistics.median(rows["bare"]), 2
+        ),
+        "attempt_phases_median": {
+            k: round(statistics.median(p.get(k, 0.0) for p in phases), 3) for k in phases[0]
+        },
+        "image": image,
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"{'column':<10}{'median s':>10}{'min':>8}{'max':>8}")
+    for name, s in result["seconds"].items():
+        print(f"{name:<10}{s['median']:>10}{s['min']:>8}{s['max']:>8}")
+    print(f"attempt / bare container: {result['attempt_over_bare']}x")
+    print(f"attempt phases (median s): {result['attempt_phases_median']}")
+    print(f"image: {image}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,262 @@
+"""public/contract.yaml: the finite route × viewport × state matrix a build must serve.
+
+```yaml
+schema_version: 1
+routes: ["/"]
+viewports: [desktop, mobile]            # names from VIEWPORTS
+test_ids: [search-box]                  # the test ids a step may use
+states:                                 # every route also has the implicit state "default"
+  - name: menu-open
+    route: /
+    steps:
+      - click: {role: button, name: Menu}
+      - fill: {test_id: search-box}
+        value: shoes
+      - press: {}                       # no locator: the key goes to the focused element
+        key: Enter
+      - scroll: {y: 600}                # or a locator, scrolled into view
+      - wait_for: {text: Results}
+build: {command: [], output: site}
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Annotated, Any
+
+from pydantic import (
+    BeforeValidator,
+    Field,
+    PlainSerializer,
+    ValidationError,
+    WithJsonSchema,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
+from pydantic_core import InitErrorDetails, PydanticCustomError
+
+from recon.model.base import Strict, Versioned
+from recon.model.case import Id
+
+DEFAULT_STATE = "default"
+
+
+class Viewport(Strict):
+    name: Id
+    width: int = Field(ge=1, le=4096)
+    height: int = Field(ge=1, le=4096)
+
+
+# The viewport registry: a contract names viewports, it never sizes them.
+VIEWPORTS: Mapping[str, Viewport] = MappingProxyType(
+    {
+        "desktop": Viewport(name="desktop", width=1440, height=900),
+        "mobile": Viewport(name="mobile", width=390, height=844),
+        "tablet": Viewport(name="tablet", width=768, height=1024),
+    }
+)
+
+
+def _named_viewport(value: Any) -> Any:
+    if isinstance(value, Viewport):
+        return value
+    known = ", ".join(sorted(VIEWPORTS))
+    if not isinstance(value, str):
+        raise PydanticCustomError(
+            "viewport_name", "a viewport is a name (known: {known})", {"known": known}
+        )
+    if value in VIEWPORTS:
+        return VIEWPORTS[value]
+    raise PydanticCustomError(
+        "unknown_viewport",
+        "unknown viewport {got} (known: {known})",
+        {"got": repr(value), "known": known},
+    )
+
+
+NamedViewport = Annotated[
+    Viewport,
+    BeforeValidator(_named_viewport),
+    PlainSerializer(lambda v: v.name, return_type=str),
+    WithJsonSchema({"type": "string", "enum": sorted(VIEWPORTS)}),
+]
+
+LOCATOR_SHAPES = ({"role"}, {"role", "name"}, {"label"}, {"text"}, {"test_id"})
+LOCATOR_HELP = "one of {role[, name]}, {label}, {text}, {test_id}"
+ACTIONS = ("click", "fill", "press", "hover", "scroll", "wait_for")
+
+
+class Locator(Strict):
+    """How a step finds its element: an accessible role (and name), label, text or test id."""
+
+    role: str | None = None
+    name: str | None = None
+    label: str | None = None
+    text: str | None = None
+    test_id: str | None = None
+
+    def given(self) -> dict[str, str]:
+        return {k: v for k, v in self.model_dump().items() if v is not None}
+
+
+class Offset(Strict):
+    """A scroll by pixels (``scroll: {y: 600}``)."""
+
+    x: int = 0
+    y: int
+
+
+def _fail(kind: str, message: str) -> PydanticCustomError:
+    return PydanticCustomError(kind, message)
+
+
+class Step(Strict):
+    """One public interaction; exactly one action key, plus ``value`` (fill) or ``key`` (press)."""
+
+    click: Locator | None = None
+    fill: Locator | None = None
+    press: Locator | None = None
+    hover: Locator | None = None
+    scroll: Offset | Locator | None = None
+    wait_for: Locator | None = None
+    value: str | None = None
+    key: str | None = None
+
+    @property
+    def action(self) -> str:
+        return next(a for a in ACTIONS if a in self.model_fields_set)
+
+    @property
+    def target(self) -> Locator | Offset | None:
+        found: Locator | Offset | None = getattr(self, self.action)
+        return found
+
+    @model_validator(mode="after")
+    def _one_action(self) -> Step:
+        actions = [a for a in ACTIONS if a in self.model_fields_set]
+        if len(actions) != 1:
+            got = ", ".join(actions) or "none"
+            raise _fail(
+                "step", f"a step has exactly one action of {', '.join(ACTIONS)} (got {got})"
+            )
+        action = actions[0]
+        for extra, owner in (("value", "fill"), ("key", "press")):
+            given = getattr(self, extra) is not None
+            if given != (action == owner):
+                need = "needs" if action == owner else "takes no"
+                raise _fail("step", f"{action} {need} {extra!r}")
+        self._check_locator(action)
+        return self
+
+    def _check_locator(self, action: str) -> None:
+        target = getattr(self, action)
+        if isinstance(target, Offset):
+            return
+        shape = set(target.given()) if target is not None else set()
+        if not shape:
+            if action == "press":
+                return
+            raise _fail("step", f"{action} needs a locator: {LOCATOR_HELP}")
+        if shape not in LOCATOR_SHAPES:
+            keys = ", ".join(sorted(shape))
+            raise _fail("step", f"{action}: a locator is {LOCATOR_HELP}, not {{{keys}}}")
+
+    @model_serializer
+    def dump(self) -> dict[str, Any]:
+        """Canonical JSON form (what cell keys hash); validates back to an equal step."""
+        target = self.target
+        out: dict[str, Any] = {self.action: _given(target) if target is not None else None}
+        out.update({k: getattr(self, k) for k in ("value", "key") if getattr(self, k) is not None})
+        return out
+
+
+def _given(target: Locator | Offset) -> dict[str, Any] | None:
+    if isinstance(target, Offset):
+        return target.model_dump()
+    return target.given() or None  # ``press: {}`` and ``press: null`` are the same step
+
+
+class State(Strict):
+    """A named state reached from ``route`` by public steps (the default state has none)."""
+
+    name: Id
+    route: str
+    steps: list[Step] = Field(min_length=1)
+
+    @field_validator("name")
+    @classmethod
+    def _not_default(cls, value: str) -> str:
+        if value == DEFAULT_STATE:
+            raise _fail("state", f"{DEFAULT_STATE!r} is the implicit state of every route")
+        return value
+
+
+class BuildStep(Strict):
+    """How a workspace turns into the output folder that is rendered."""
+
+    command: list[str] = Field(default_factory=list)
+    output: str = Field(min_length=1)
+
+    @field_validator("output")
+    @classmethod
+    def _relative(cls, value: str) -> str:
+        if value.startswith("/") or ".." in value.split("/"):
+            raise ValueError("must be a relative path inside the workspace")
+        return value
+
+
+class Contract(Versioned):
+    """public/contract.yaml: routes × named viewports, plus named states reached by steps."""
+
+    routes: list[str] = Field(min_length=1)
+    viewports: list[NamedViewport] = Field(min_length=1)
+    test_ids: list[str] = Field(default_factory=list)
+    states: list[State] = Field(default_factory=list)
+    build: BuildStep
+
+    @field_validator("routes")
+    @classmethod
+    def _routes(cls, value: list[str]) -> list[str]:
+        for route in value:
+            if not route.startswith("/"):
+                raise _fail("route", f"route {route!r} must start with '/'")
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Contract:
+        for label, names in (
+            ("routes", self.routes),
+            ("viewports", [v.name for v in self.viewports]),
+            ("states", [s.name for s in self.states]),
+        ):
+            if len(set(names)) != len(names):
+                raise _fail("unique", f"{label}: entries must be unique, got {names}")
+        problems = [*self._unknown_routes(), *self._unlisted_test_ids()]
+        if problems:
+            raise ValidationError.from_exception_data(type(self).__name__, problems)
+        return self
+
+    def _unknown_routes(self) -> list[InitErrorDetails]:
+        return [
+            _detail(("states", i, "route"), state.route, f"not one of routes {self.routes}")
+            for i, state in enumerate(self.states)
+            if state.route not in self.routes
+        ]
+
+    def _unlisted_test_ids(self) -> list[InitErrorDetails]:
+        problems = []
+        for i, state in enumerate(self.states):
+            for j, step in enumerate(state.steps):
+                test_id = getattr(step.target, "test_id", None)
+                if test_id is not None and test_id not in self.test_ids:
+                    where = ("states", i, "steps", j, step.action, "test_id")
+                    why = f"test id {test_id!r} is not listed in test_ids"
+                    problems.append(_detail(where, test_id, why))
+        return problems
+
+
+def _detail(loc: tuple[str | int, ...], got: Any, message: str) -> InitErrorDetails:
+    return InitErrorDetails(type=_fail("contract", message), loc=loc, input=got)

@@ -1,0 +1,673 @@
+"""The docker backend: one attempt in one container, the Candidate boundary of DESIGN §5.1.
+
+The container has ``--network none``, a read-only root, no capabilities, no new privileges,
+and the entry's cpus, memory (= memory + swap), pids and disk (a tmpfs of ``disk_mb`` at
+``/sandbox`` holding the workspace, ``$HOME`` and ``/tmp``). pid 1 is docker's init
+sleeping; every step is an exec in it:
+
+1. the workspace arrives as a tar on a read-only staging mount and is unpacked (uid 1000);
+2. the egress bridge starts (uid 65534) on 127.0.0.1:3128, forwarding to the host proxy's
+   unix socket on the same staging mount; the agent gets ``HTTPS_PROXY``;
+3. the agent runs (uid 1000) under the wall time the harness enforces and an output cap:
+   past the cap the harness stops reading and stops the agent;
+4. processes the agent left behind, and the bridge, are killed from the host (freeze the
+   container, SIGKILL by uid, thaw);
+5. the contract's build step runs offline with the time that is left; leftovers killed;
+6. the output folder is streamed out as a tar and unpacked on the host, refusing (with a
+   recorded reason) symlinks leading out of it, device files, fifos and files over the cap.
+
+Outcomes (DESIGN §7): ``valid``, ``missing`` (the agent failed or was stopped),
+``ungradeable`` (the build failed or left nothing), ``timeout``, and ``harness_failure``
+for anything the engine or the harness caused — never reported as a model failure.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import posixpath
+import shutil
+import tarfile
+import tempfile
+import threading
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import docker
+from docker.errors import APIError, DockerException, ImageNotFound, NotFound
+from requests.exceptions import RequestException
+
+from recon.errors import HarnessError, ReconError
+from recon.model import Budget, BuildStep, Outcome
+from recon.sandbox import engine
+from recon.sandbox.native import AttemptRun, parse_trace
+from recon.sandbox.proxy import EgressProxy
+from recon.sandbox.rootfs import AGENT_UID, BRIDGE_UID
+
+SANDBOX = "/sandbox"
+WORK = "/sandbox/work"
+STAGE = "/recon"
+ENTRY_DIR = "/entry"  # where the pipeline mounts entries/ (scripted agents), read-only
+PROXY_PORT = 3128
+LABEL = "recon.sandbox"
+FILE_CAP_MB = 64
+_BRIDGE = Path(__file__).with_name("bridge.py")
+_AGENT = f"{AGENT_UID}:{AGENT_UID}"
+
+# Placeholders of an entry's command inside the container (the native backend uses host paths).
+CONTAINER_PATHS = {
+    "workspace": WORK,
+    "brief": f"{WORK}/brief.md",
+    "evidence": f"{WORK}/evidence",
+    "python": "python3",
+    "entry_dir": ENTRY_DIR,
+}
+
+
+@dataclass
+class DockerRun(AttemptRun):
+    """An ``AttemptRun`` plus what only the docker backend knows."""
+
+    refusals: list[str] = field(default_factory=list)
+    egress: dict[str, Any] = field(default_factory=dict)
+    image_id: str = ""
+    container_id: str = ""  # removed by the time the run returns
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Mount:
+    """A host folder mounted read-only into the container (e.g. the dependency store)."""
+
+    source: Path
+    target: str
+
+
+class _Fault(Exception):
+    """A harness or engine failure inside an attempt: becomes ``harness_failure``."""
+
+
+_FAILURES = (_Fault, HarnessError, DockerException, RequestException, OSError, ValueError)
+
+
+@dataclass
+class _Step:
+    code: int | None  # None: stopped at the deadline
+    log: bytes
+    over_cap: bool = False
+
+
+def run_docker(
+    workspace: Path,
+    command: list[str],
+    budget: Budget,
+    time_limit_s: int,
+    image: str,
+    *,
+    build: BuildStep,
+    out: Path,
+    egress: Sequence[str] = (),
+    env: Mapping[str, str] | None = None,
+    secrets: Sequence[str] = (),
+    mounts: Sequence[Mount] = (),
+    sealed: Sequence[Path] = (),
+    client: docker.DockerClient | None = None,
+    file_cap_mb: int = FILE_CAP_MB,
+) -> DockerRun:
+    """Run ``command`` on a copy of ``workspace`` in a container of ``image``, then the
+    build step; unpack the build output into ``out`` (which must not exist yet)."""
+    started = time.monotonic()
+    limit = min(time_limit_s, budget.wall_s)
+    attempt = _Attempt(budget, limit, image, secrets, file_cap_mb, started)
+    try:
+        _check_mounts(mounts, sealed)
+        attempt.client = client or engine.engine_client()
+        remove_stale_containers(attempt.client)
+        with (
+            tempfile.TemporaryDirectory(prefix="recon-sbx-") as stage,
+            EgressProxy(Path(stage) / "egress.sock", list(egress)) as proxy,
+        ):
+            attempt.allow_hosts = {rule.host for rule in proxy.rules}
+            try:
+                result = attempt.run(workspace, Path(stage), command, env or {}, mounts, build, out)
+            except _FAILURES as err:
+                result = attempt.done("harness_failure", _harness_reason(err, image), None)
+            finally:
+                attempt.remove()
+            result.egress = _egress(proxy)
+            return result
+    except _FAILURES as err:
+        return attempt.done("harness_failure", _harness_reason(err, image), None)
+
+
+def remove_stale_containers(client: docker.DockerClient) -> int:
+    """Remove attempt containers that are no longer running (left by an engine stop or a
+    killed harness); running ones may belong to a concurrent worker and are kept."""
+    removed = 0
+    for status in ("exited", "dead"):
+        filters = {"label": LABEL, "status": status}
+        for container in client.containers.list(all=True, filters=filters):
+            with contextlib.suppress(NotFound):
+                container.remove(force=True)
+                removed += 1
+    return removed
+
+
+class _Attempt:
+    def __init__(
+        self,
+        budget: Budget,
+        limit: int,
+        image: str,
+        secrets: Sequence[str],
+        file_cap_mb: int,
+        started: float,
+    ) -> None:
+        self.budget = budget
+        self.limit = limit
+        self.image = image
+        self.secrets = [s for s in secrets if len(s) >= 4]
+        self.file_cap = file_cap_mb * 1024 * 1024
+        self.log_cap = budget.output_mb * 1024 * 1024
+        self.started = started
+        self.deadline = started + limit
+        self.client: docker.DockerClient | None = None
+        self.container: Any = None
+        self.image_id = ""
+        self.logs = b""
+        self.trace_log = b""
+        self.refusals: list[str] = []
+        self.egress: dict[str, Any] = {}
+        self.allow_hosts: set[str] = set()
+        self.timings: dict[str, float] = {}
+        self.oom_before = 0
+
+    # -- the steps --------------------------------------------------------------------
+
+    def run(
+        self,
+        workspace: Path,
+        stage: Path,
+        command: list[str],
+        env: Mapping[str, str],
+        mounts: Sequence[Mount],
+        build: BuildStep,
+        out: Path,
+    ) -> DockerRun:
+        self._stage(workspace, stage)
+        self._create(stage, mounts)
+        self._lap("create")
+        self._unpack()
+        self._bridge()
+        self._lap("prepare")
+        self.deadline = time.monotonic() + self.limit  # harness overhead is not the agent's
+        agent = self._exec(command, _AGENT, WORK, self._env(env), self.deadline)
+        self.trace_log = agent.log
+        self.logs = b"== agent ==\n" + self._scrub(agent.log)
+        self._lap("agent")
+        if agent.code is None:
+            return self.done("timeout", f"agent exceeded the time limit of {self.limit}s", None)
+        if agent.over_cap:
+            mb = self.budget.output_mb
+            why = f"agent wrote more than {mb} MB of output and was stopped"
+            return self.done("missing", why, agent.code)
+        if agent.code != 0:
+            return self.done("missing", self._failed("agent", agent.code), agent.code)
+        self._reap(AGENT_UID, BRIDGE_UID)  # leftovers, and egress: the build runs offline
+        if build.command:
+            step = self._exec(build.command, _AGENT, WORK, self._env(env), self.deadline)
+            self.logs += b"\n== build ==\n" + self._scrub(step.log)
+            self._lap("build")
+            if step.code is None:
+                return self.done(
+                    "timeout", f"build step exceeded the time limit of {self.limit}s", None
+                )
+            if step.code != 0 or step.over_cap:
+                return self.done("ungradeable", self._failed("build step", step.code), step.code)
+            self._reap(AGENT_UID)
+        files = self._extract(build.output, out)
+        self._lap("extract")
+        if files == 0:
+            return self.done("ungradeable", f"the build left no output in {build.output}/", 0)
+        return self.done("valid", "submitted a build", 0, out)
+
+    def _stage(self, workspace: Path, stage: Path) -> None:
+        stage.chmod(0o755)  # the bridge (uid 65534) must reach the socket
+        with tarfile.open(stage / "workspace.tar", "w") as tar:
+            tar.add(workspace, arcname=".", filter=_own_by_agent)
+        shutil.copy2(_BRIDGE, stage / "bridge.py")
+
+    def _create(self, stage: Path, mounts: Sequence[Mount]) -> None:
+        assert self.client is not None
+        b = self.budget
+        volumes = {str(stage): {"bind": STAGE, "mode": "ro"}}
+        volumes.update({str(m.source): {"bind": m.target, "mode": "ro"} for m in mounts})
+        try:
+            self.image_id = str(self.client.images.get(self.image).id)
+        except ImageNotFound as err:
+            raise _Fault(f"sandbox image {self.image} is missing from the engine") from err
+        self.container = self.client.containers.create(
+            self.image,
+            ["sleep", "infinity"],
+            init=True,
+            user="0:0",
+            working_dir="/",
+            network_mode="none",
+            read_only=True,
+            cap_drop=["ALL"],
+            security_opt=["no-new-privileges"],
+            nano_cpus=int(b.cpus * 1e9),
+            mem_limit=f"{b.memory_mb}m",
+            memswap_limit=f"{b.memory_mb}m",
+            pids_limit=b.pids,
+            tmpfs={SANDBOX: _tmpfs(b.disk_mb)},
+            volumes=volumes,
+            labels={LABEL: "attempt"},
+        )
+        self.container.start()
+        self.container.reload()
+
+    def _unpack(self) -> None:
+        script = (
+            f"mkdir -p {WORK} {SANDBOX}/home {SANDBOX}/tmp && chmod 1777 {SANDBOX}/tmp && "
+            f"tar -xf {STAGE}/workspace.tar -C {WORK} --no-same-owner"
+        )
+        step = self._exec(["sh", "-c", script], _AGENT, "/", {}, time.monotonic() + 120)
+        if step.code != 0:
+            tail = step.log[-500:].decode(errors="replace")
+            raise _Fault(
+                f"could not copy the workspace in (disk budget {self.budget.disk_mb} MB?): {tail}"
+            )
+
+    def _bridge(self) -> None:
+        """Start the loopback bridge and wait for its ``ready`` line."""
+        api = self._api()
+        cmd = ["python3", f"{STAGE}/bridge.py", f"{STAGE}/egress.sock", str(PROXY_PORT)]
+        ex = api.exec_create(self.container.id, cmd, user=f"{BRIDGE_UID}:{BRIDGE_UID}")
+        stream = api.exec_start(ex["Id"], stream=True)
+        seen = b""
+        for chunk in stream:  # ends if the bridge dies
+            seen += chunk
+            if b"ready" in seen:
+                return
+        raise _Fault(f"egress bridge did not start: {seen[-300:].decode(errors='replace')}")
+
+    def _exec(
+        self, cmd: list[str], user: str, workdir: str, env: Mapping[str, str], deadline: float
+    ) -> _Step:
+        """Run one exec under the deadline and the log cap. On the deadline the whole
+        container is killed; past the cap (or once the main process has exited and its
+        children hold the output open) the Candidate's processes are killed."""
+        api = self._api()
+        self.oom_before = self._oom_kills()
+        ex = api.exec_create(
+            self.container.id, cmd, user=user, workdir=workdir, environment=dict(env)
+        )
+        stream = api.exec_start(ex["Id"], stream=True)
+        pump = _Pump(stream, self.log_cap)
+        pump.start()
+        exited_at: float | None = None
+        while not pump.done.wait(0.25):
+            now = time.monotonic()
+            if now >= deadline:
+                self._kill_container()
+                pump.done.wait(5)
+                return _Step(None, pump.data())
+            if pump.over_cap:
+                self._reap(AGENT_UID)
+                break
+            if exited_at is None and not api.exec_inspect(ex["Id"])["Running"]:
+                exited_at = now
+            if exited_at is not None and now - exited_at > 2:  # children hold the output
+                self._reap(AGENT_UID)
+                break
+        pump.done.wait(5)
+        code = self._exit_code(ex["Id"])
+        if code is None:
+            raise _Fault(f"exec {cmd[0]} still running after its processes were killed")
+        self._check_alive()
+        return _Step(code, pump.data(), pump.over_cap)
+
+    def _check_alive(self) -> None:
+        """A step that ended because its container went away (the engine stopping, say)
+        is the harness's failure, not the Candidate's."""
+        self.container.reload()
+        state = self.container.attrs["State"]
+        if state.get("Status") != "running":
+            why = f"status {state.get('Status')}, exit code {state.get('ExitCode')}"
+            raise _Fault(f"the attempt container stopped underneath the attempt ({why})")
+
+    def _exit_code(self, exec_id: str, wait_s: float = 10.0) -> int | None:
+        """The engine marks an exec finished shortly after its process ends."""
+        deadline = time.monotonic() + wait_s
+        while True:
+            info = self._api().exec_inspect(exec_id)
+            if not info["Running"]:
+                return int(info["ExitCode"])
+            if time.monotonic() > deadline:
+                return None
+            time.sleep(0.1)
+
+    def _extract(self, output: str, out: Path) -> int:
+        """Stream the output folder out as a tar; unpack it into ``out`` with refusals."""
+        output = posixpath.normpath(output)
+        check = (
+            'p=$(realpath -e -- "$1" 2>/dev/null) || exit 3; '
+            '[ "$p" = "$2" ] || exit 4; [ -d "$p" ] || exit 5; exec tar -cf - -- "$1"'
+        )
+        expected = posixpath.normpath(posixpath.join(WORK, output))
+        api = self._api()
+        cmd = ["sh", "-c", check, "sh", output, expected]
+        ex = api.exec_create(self.container.id, cmd, user=_AGENT, workdir=WORK)
+        with tempfile.SpooledTemporaryFile(max_size=16 * 1024 * 1024) as spool:
+            errors = self._spool(api.exec_start(ex["Id"], stream=True, demux=True), spool)
+            code = api.exec_inspect(ex["Id"])["ExitCode"]
+            return self._unpack_spool(spool, code, errors, output, out)
+
+    def _spool(
+        self, stream: Iterator[tuple[bytes | None, bytes | None]], spool: IO[bytes]
+    ) -> bytes:
+        total, cap, errors = 0, self.budget.disk_mb * 1024 * 1024 + 1024 * 1024, b""
+        for chunk_out, chunk_err in stream:
+            if chunk_err:
+                errors += chunk_err[:4096]
+            if chunk_out:
+                total += len(chunk_out)
+                if total > cap:
+                    raise _Fault("the output stream is larger than the disk budget")
+                spool.write(chunk_out)
+        return errors
+
+    def _unpack_spool(
+        self, spool: IO[bytes], code: int, errors: bytes, output: str, out: Path
+    ) -> int:
+        if code == 3:
+            return 0
+        if code == 4:
+            self.refusals.append(f"{output}: the output folder is a symlink or lies behind one")
+            return 0
+        if code == 5:
+            self.refusals.append(f"{output}: the output is not a folder")
+            return 0
+        if code not in (0, 1, 2):  # tar: 1 files changed, 2 some could not be read
+            why = errors[-300:].decode(errors="replace")
+            raise _Fault(f"reading the output failed ({code}): {why}")
+        for line in errors.decode(errors="replace").splitlines():
+            self.refusals.append(f"not archived: {line.removeprefix('tar: ')}")
+        spool.seek(0)
+        with tarfile.open(fileobj=spool, mode="r:") as tar:
+            return _unpack_output(tar, output, out, self.file_cap, self.refusals)
+
+    # -- process control ----------------------------------------------------------------
+
+    def _reap(self, *uids: int) -> None:
+        """Kill every process of ``uids``: freeze the container, SIGKILL them, thaw."""
+        init = self.container.attrs["State"]["Pid"]
+        for _ in range(3):
+            if not any(engine.uid_pids(init, uid) for uid in uids):
+                return
+            self.container.pause()
+            try:
+                for uid in uids:
+                    engine.kill_uid(init, uid)
+            finally:
+                self._unpause()
+            if all(engine.wait_uid_gone(init, uid) for uid in uids):
+                return
+        raise _Fault("could not stop the Candidate's processes")
+
+    def _unpause(self, wait_s: float = 10.0) -> None:
+        """The engine marks a container unpaused when containerd's event arrives, a moment
+        after ``unpause`` returns; an exec before that is refused."""
+        self.container.unpause()
+        deadline = time.monotonic() + wait_s
+        while True:
+            self.container.reload()
+            if not self.container.attrs["State"]["Paused"]:
+                return
+            if time.monotonic() > deadline:
+                raise _Fault("the attempt container stayed paused")
+            time.sleep(0.02)
+
+    def _kill_container(self) -> None:
+        with contextlib.suppress(DockerException):
+            self.container.kill()
+
+    def remove(self) -> None:
+        if self.container is not None:
+            try:
+                self.container.remove(force=True)
+            except NotFound:
+                pass
+            except DockerException as err:
+                raise _Fault(
+                    f"could not remove container {self.container.short_id}: {err}"
+                ) from err
+
+    # -- helpers ------------------------------------------------------------------------
+
+    def _api(self) -> Any:
+        assert self.client is not None
+        return self.client.api
+
+    def _env(self, extra: Mapping[str, str]) -> dict[str, str]:
+        proxy = f"http://127.0.0.1:{PROXY_PORT}"
+        # The container's own loopback bypasses the proxy, unless the allow-list names the
+        # host's 127.0.0.1 (a scripted model server in tests): then that goes through it.
+        local = "localhost" if "127.0.0.1" in self.allow_hosts else "localhost,127.0.0.1"
+        return {
+            "HOME": f"{SANDBOX}/home",
+            "TMPDIR": f"{SANDBOX}/tmp",
+            "LANG": "C.UTF-8",
+            "TZ": "UTC",
+            "HTTP_PROXY": proxy,
+            "HTTPS_PROXY": proxy,
+            "http_proxy": proxy,
+            "https_proxy": proxy,
+            "NO_PROXY": local,
+            "no_proxy": local,
+            **extra,
+        }
+
+    def _failed(self, what: str, code: int | None) -> str:
+        reason = f"{what} exited with status {code}"
+        if what == "agent":
+            reason += " before submitting"
+        if self._oom_kills() > self.oom_before:
+            reason += f"; the memory budget of {self.budget.memory_mb} MB was exceeded (OOM kill)"
+        return reason
+
+    def _oom_kills(self) -> int:
+        try:
+            return engine.oom_kills(self.container.attrs["State"]["Pid"])
+        except (OSError, KeyError, ValueError):
+            return 0
+
+    def _scrub(self, log: bytes) -> bytes:
+        for value in self.secrets:
+            log = log.replace(value.encode(), b"***")
+        return log
+
+    def _lap(self, name: str) -> None:
+        now = round(time.monotonic() - self.started, 3)
+        self.timings[name] = round(now - sum(self.timings.values()), 3)
+
+    def done(
+        self, outcome: Outcome, reason: str, code: int | None, out: Path | None = None
+    ) -> DockerRun:
+        took = round(time.monotonic() - self.started, 3)
+        return DockerRun(
+            outcome, reason, code, took, self.logs, out, parse_trace(self.trace_log),
+            refusals=list(self.refusals), egress=self.egress, image_id=self.image_id,
+            container_id=self.container.id if self.container is not None else "",
+            timings=dict(self.timings),
+        )  # fmt: skip
+
+
+class _Pump(threading.Thread):
+    """Reads an exec's output until it ends, keeping at most ``cap`` bytes."""
+
+    def __init__(self, stream: Iterator[bytes], cap: int) -> None:
+        super().__init__(name="recon-exec-log", daemon=True)
+        self.stream = stream
+        self.cap = cap
+        self.buf = bytearray()
+        self.over_cap = False
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        try:
+            for chunk in self.stream:
+                room = self.cap - len(self.buf)
+                self.buf += chunk[:room]
+                if len(chunk) > room:
+                    self.over_cap = True  # keep draining (discarding) so the engine is not
+                    # blocked on us while the harness stops the agent
+        except (DockerException, RequestException, OSError, ValueError):
+            pass
+        finally:
+            self.done.set()
+
+    def data(self) -> bytes:
+        data = bytes(self.buf)
+        if self.over_cap:
+            data += f"\n[recon] output cap of {self.cap} bytes reached; stopped\n".encode()
+        return data
+
+
+def _unpack_output(
+    tar: tarfile.TarFile, output: str, out: Path, file_cap: int, refusals: list[str]
+) -> int:
+    """Unpack members under ``output/`` into ``out``; symlinks inside the output become
+    copies of their targets; everything else that is not a plain file or folder is refused."""
+    out.mkdir(parents=True)
+    links: list[tuple[str, str]] = []
+    files = 0
+    for member in tar:
+        rel = _relative(member.name, output)
+        if rel is None:
+            refusals.append(f"{member.name}: path outside the output folder")
+            continue
+        shown = posixpath.join(output, rel) if rel != "." else output
+        if member.isdir():
+            (out / rel).mkdir(parents=True, exist_ok=True)
+        elif member.isreg():
+            if member.size > file_cap:
+                refusals.append(
+                    f"{shown}: {member.size} bytes is over the per-file cap of {file_cap}"
+                )
+                continue
+            src = tar.extractfile(member)
+            assert src is not None
+            (out / rel).parent.mkdir(parents=True, exist_ok=True)
+            with (out / rel).open("wb") as dst:
+                shutil.copyfileobj(src, dst)
+            files += 1
+        elif member.issym() or member.islnk():
+            target = _link_target(rel, member, output)
+            if target is None:
+                refusals.append(f"{shown}: link to {member.linkname} leads outside the output")
+            else:
+                links.append((rel, target))
+        elif member.ischr() or member.isblk():
+            refusals.append(f"{shown}: device file refused")
+        elif member.isfifo():
+            refusals.append(f"{shown}: fifo refused")
+        else:
+            refusals.append(f"{shown}: unsupported file type {member.type!r} refused")
+    return files + _materialise(links, out, output, refusals)
+
+
+def _relative(name: str, output: str) -> str | None:
+    name = posixpath.normpath(name)
+    if name == output:
+        return "."
+    if name.startswith(output + "/") and ".." not in name.split("/"):
+        return name[len(output) + 1 :]
+    return None
+
+
+def _link_target(rel: str, member: tarfile.TarInfo, output: str) -> str | None:
+    """The link's target relative to the output folder, or None when it leads outside."""
+    if member.islnk():  # hard links name an earlier member of the archive
+        return _relative(member.linkname, output)
+    if member.linkname.startswith("/"):
+        return None
+    target = posixpath.normpath(posixpath.join(posixpath.dirname(rel), member.linkname))
+    if target == ".." or target.startswith("../"):
+        return None
+    return target
+
+
+def _materialise(links: list[tuple[str, str]], out: Path, output: str, refusals: list[str]) -> int:
+    """Replace in-output links by copies of what they name (links to links resolve in turn)."""
+    made = 0
+    pending = links
+    for _ in range(8):
+        waiting = []
+        for rel, target in pending:
+            src = out / target
+            if src.is_file():
+                (out / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(src, out / rel)
+                made += 1
+            elif src.is_dir() and target != "." and not (rel + "/").startswith(target + "/"):
+                shutil.copytree(src, out / rel, dirs_exist_ok=True)
+                made += 1
+            else:
+                waiting.append((rel, target))
+        if len(waiting) == len(pending):
+            break
+        pending = waiting
+    for rel, target in pending:
+        refusals.append(
+            f"{posixpath.join(output, rel)}: link to {target} names nothing in the output"
+        )
+    return made
+
+
+def _own_by_agent(info: tarfile.TarInfo) -> tarfile.TarInfo:
+    info.uid = info.gid = AGENT_UID
+    info.uname = info.gname = ""
+    return info
+
+
+def _tmpfs(disk_mb: int) -> str:
+    owner = f"uid={AGENT_UID},gid={AGENT_UID}"
+    return f"rw,exec,nosuid,nodev,size={disk_mb}m,{owner},mode=0755"
+
+
+def _check_mounts(mounts: Sequence[Mount], sealed: Sequence[Path]) -> None:
+    """Sealed material never enters the Candidate boundary (DESIGN §5.1)."""
+    for mount in mounts:
+        src = mount.source.resolve()
+        for root in sealed:
+            root = root.resolve()
+            if src == root or root in src.parents or src in root.parents:
+                raise _Fault(
+                    f"refusing to mount {mount.source}: it overlaps sealed material {root}"
+                )
+
+
+def _egress(proxy: EgressProxy) -> dict[str, Any]:
+    log = proxy.log
+    return {
+        "allow": [str(rule) for rule in proxy.rules],
+        "allowed": log.allowed,
+        "refused": log.refused,
+        "failed": log.failed,
+        "events": list(log.events),
+        "dropped_events": log.dropped_events,
+    }
+
+
+def _harness_reason(err: BaseException, image: str) -> str:
+    if isinstance(err, ImageNotFound):
+        return f"harness: sandbox image {image} is missing from the engine; build it first"
+    if isinstance(err, APIError):
+        return f"harness: docker engine error: {err.explanation or err}"[:600]
+    if isinstance(err, (RequestException, OSError)) and not isinstance(err, ReconError):
+        return f"harness: docker engine not answering ({type(err).__name__}: {str(err)[:200]})"
+    return f"harness: {str(err)[:600]}"

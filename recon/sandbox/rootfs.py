@@ -1,0 +1,325 @@
+"""The offline sandbox image: a Debian root filesystem built from packages, no registry pull.
+
+``build_image(recipe, workdir)`` runs ``debootstrap --variant=minbase``, then
+``apt-get install`` inside the chroot, then the in-image setup below, and ``docker import``s
+the tree under the tag ``recon-sandbox:<recipe digest[:12]>``. When that tag already exists
+(and carries the same recipe digest label) nothing is built: a cache hit.
+
+The recipe digest is deterministic (it is what attempt keys should depend on); the engine's
+image id and the digest of the installed package list are recorded, because a Debian
+rootfs is not bit-reproducible and mirrors move (pin ``mirror`` to a snapshot to freeze it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import functools
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import docker
+from docker.errors import DockerException, ImageNotFound
+
+from recon.errors import HarnessError
+from recon.sandbox.engine import engine_client
+from recon.store import digest_bytes, digest_json
+
+REPOSITORY = "recon-sandbox"
+AGENT_UID = 1000
+BRIDGE_UID = 65534
+PACKAGE_LIST = "/usr/share/recon/packages.txt"
+CACHE_DIR = Path(os.environ.get("RECON_APT_CACHE", "/var/cache/recon"))
+
+# Runs in the chroot after the packages are installed. Part of the recipe digest: editing it
+# re-tags the image. The agent runs as uid 1000; /sandbox is a size-capped tmpfs at run time
+# (work, home, tmp), and /tmp points into it so that every write counts against the disk cap.
+SETUP = f"""set -e
+echo 'recon:x:{AGENT_UID}:{AGENT_UID}:recon agent:/sandbox/home:/bin/sh' >> /etc/passwd
+echo 'recon:x:{AGENT_UID}:' >> /etc/group
+mkdir -p /sandbox /recon /usr/share/recon
+rm -rf /tmp /var/tmp
+ln -s /sandbox/tmp /tmp
+ln -s /sandbox/tmp /var/tmp
+dpkg-query -W -f '${{Package}} ${{Version}} ${{Architecture}}\\n' | sort > {PACKAGE_LIST}
+apt-get clean
+rm -rf /var/lib/apt/lists/* /var/cache/debconf/*-old /var/log/apt /var/log/dpkg.log
+"""
+
+
+@dataclass(frozen=True)
+class ImageRecipe:
+    """What the sandbox image is made of. Its digest names the image."""
+
+    suite: str = "bookworm"
+    mirror: str = "http://deb.debian.org/debian"
+    security_mirror: str = "http://deb.debian.org/debian-security"
+    variant: str = "minbase"
+    arch: str = "amd64"
+    packages: tuple[str, ...] = (
+        "ca-certificates",
+        "fonts-dejavu-core",
+        "git",
+        "nodejs",
+        "npm",
+        "python3",
+    )
+    setup: str = SETUP
+    changes: tuple[str, ...] = ("ENV LANG=C.UTF-8 TZ=UTC PATH=/usr/local/bin:/usr/bin:/bin",)
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["packages"] = sorted(self.packages)
+        data["setup"] = digest_bytes(self.setup.encode())
+        return {"kind": "docker-debootstrap", "version": 1, **data}
+
+    @property
+    def digest(self) -> str:
+        return digest_json(self.to_json())
+
+    @property
+    def tag(self) -> str:
+        return f"{REPOSITORY}:{self.digest[:12]}"
+
+    def sources(self) -> str:
+        s = self.suite
+        return (
+            f"deb {self.mirror} {s} main\n"
+            f"deb {self.mirror} {s}-updates main\n"
+            f"deb {self.security_mirror} {s}-security main\n"
+        )
+
+
+@dataclass(frozen=True)
+class ImageBuild:
+    """The record of an image: what the ``image`` cell stores and attempts carry."""
+
+    recipe: dict[str, Any]
+    recipe_digest: str
+    tag: str
+    image_id: str
+    packages_digest: str
+    cached: bool
+    took_s: float
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@functools.cache
+def host_arch() -> str:
+    try:
+        return subprocess.run(
+            ["dpkg", "--print-architecture"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "amd64"
+
+
+def find_image(client: docker.DockerClient, recipe: ImageRecipe) -> ImageBuild | None:
+    """The built image of ``recipe``, or None. A tag whose label disagrees is not a hit."""
+    started = time.monotonic()
+    try:
+        image = client.images.get(recipe.tag)
+    except ImageNotFound:
+        return None
+    labels = image.attrs.get("Config", {}).get("Labels") or {}
+    if labels.get("recon.recipe") != recipe.digest:
+        return None
+    return ImageBuild(
+        recipe=recipe.to_json(),
+        recipe_digest=recipe.digest,
+        tag=recipe.tag,
+        image_id=image.id,
+        packages_digest=labels.get("recon.packages", ""),
+        cached=True,
+        took_s=round(time.monotonic() - started, 3),
+    )
+
+
+def build_image(
+    recipe: ImageRecipe, workdir: Path, client: docker.DockerClient, *, cache_dir: Path = CACHE_DIR
+) -> ImageBuild:
+    """Build (or find) the image of ``recipe``; ``workdir`` holds the rootfs while building."""
+    hit = find_image(client, recipe)
+    if hit is not None:
+        return hit
+    workdir.mkdir(parents=True, exist_ok=True)
+    (cache_dir / "images").mkdir(parents=True, exist_ok=True)
+    with _lock(cache_dir / "images" / f"{recipe.digest}.lock"):
+        hit = find_image(client, recipe)  # another worker built it while we waited
+        if hit is not None:
+            return hit
+        return _build(recipe, workdir, client, cache_dir)
+
+
+def default_recipe() -> ImageRecipe:
+    """The sandbox image formal attempts run in, for this machine's architecture."""
+    return ImageRecipe(arch=host_arch())
+
+
+def ensure_image(
+    recipe: ImageRecipe | None = None, client: docker.DockerClient | None = None
+) -> ImageBuild:
+    """The image of ``recipe`` (default: ``default_recipe()``), built if the engine lacks it
+    (for example after ``docker image prune``); the rootfs is built in a temporary folder."""
+    recipe = recipe or default_recipe()
+    client = client or engine_client()
+    with tempfile.TemporaryDirectory(prefix="recon-image-", dir="/var/tmp") as tmp:
+        return build_image(recipe, Path(tmp), client)
+
+
+def _build(
+    recipe: ImageRecipe, workdir: Path, client: docker.DockerClient, cache_dir: Path
+) -> ImageBuild:
+    if os.geteuid() != 0:
+        raise HarnessError("building the sandbox image needs root (debootstrap, chroot)")
+    if shutil.which("debootstrap") is None:
+        raise HarnessError("debootstrap is not installed: `apt-get install debootstrap`")
+    started = time.monotonic()
+    timings: dict[str, float] = {}
+    root = workdir / f"rootfs-{recipe.digest[:12]}"
+    _remove(root)
+    try:
+        debs = cache_dir / "debootstrap" / recipe.suite
+        debs.mkdir(parents=True, exist_ok=True)
+        _sh(
+            ["debootstrap", f"--variant={recipe.variant}", f"--arch={recipe.arch}",
+             f"--cache-dir={debs}", recipe.suite, str(root), recipe.mirror],
+            "debootstrap",
+        )  # fmt: skip
+        timings["debootstrap"] = _lap(started)
+        (root / "etc/apt/sources.list").write_text(recipe.sources())
+        archives = cache_dir / "apt" / recipe.suite
+        archives.mkdir(parents=True, exist_ok=True)
+        with _mounted(root, archives):
+            install = " ".join(sorted(recipe.packages))
+            _chroot(root, "apt-get update -qq")
+            _chroot(
+                root,
+                "DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "
+                f"--no-install-recommends {install}",
+            )
+        timings["install"] = _lap(started) - timings["debootstrap"]
+        _chroot(root, recipe.setup)
+        packages = (root / PACKAGE_LIST.lstrip("/")).read_bytes()
+        image_id = _import(client, root, recipe, digest_bytes(packages))
+        timings["import"] = _lap(started) - timings["install"] - timings["debootstrap"]
+    finally:
+        _remove(root)
+    built = ImageBuild(
+        recipe=recipe.to_json(),
+        recipe_digest=recipe.digest,
+        tag=recipe.tag,
+        image_id=image_id,
+        packages_digest=digest_bytes(packages),
+        cached=False,
+        took_s=round(_lap(started), 2),
+        timings={k: round(v, 2) for k, v in timings.items()},
+    )
+    records = cache_dir / "images"
+    records.mkdir(parents=True, exist_ok=True)
+    (records / f"{recipe.digest}.json").write_text(json.dumps(built.to_json(), indent=1) + "\n")
+    return built
+
+
+def cold_build_record(recipe: ImageRecipe, cache_dir: Path = CACHE_DIR) -> dict[str, Any] | None:
+    """The record of the build that made ``recipe``'s image on this machine, if kept."""
+    path = cache_dir / "images" / f"{recipe.digest}.json"
+    return dict(json.loads(path.read_text())) if path.exists() else None
+
+
+def _import(client: docker.DockerClient, root: Path, recipe: ImageRecipe, packages: str) -> str:
+    """Stream ``tar`` of the rootfs into the engine (``docker import``), labelled."""
+    repository, tag = recipe.tag.split(":")
+    changes = [
+        f"LABEL recon.recipe={recipe.digest}",
+        f"LABEL recon.packages={packages}",
+        *recipe.changes,
+    ]
+    tar = subprocess.Popen(
+        ["tar", "--numeric-owner", "--sort=name", "-C", str(root), "-cf", "-", "."],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert tar.stdout is not None
+    try:
+        answer = client.api.import_image(
+            src=tar.stdout, repository=repository, tag=tag, changes=changes, stream_src=True
+        )
+    except DockerException as err:
+        tar.kill()
+        raise HarnessError(f"docker import of {recipe.tag} failed: {err}") from err
+    finally:
+        _, err_out = tar.communicate()
+    if tar.returncode != 0:
+        raise HarnessError(f"tar of {root} failed: {err_out.decode(errors='replace')[-500:]}")
+    for line in str(answer).splitlines():
+        with contextlib.suppress(ValueError):
+            if "error" in json.loads(line):
+                raise HarnessError(f"docker import of {recipe.tag} failed: {line}")
+    return str(client.images.get(recipe.tag).id)
+
+
+def _sh(command: list[str], what: str) -> None:
+    proc = subprocess.run(command, capture_output=True, text=True)
+    if proc.returncode != 0:
+        tail = (proc.stdout + proc.stderr)[-2000:]
+        raise HarnessError(f"sandbox image: {what} failed ({proc.returncode}):\n{tail}")
+
+
+def _chroot(root: Path, script: str) -> None:
+    env = "PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8"
+    _sh(["chroot", str(root), "/usr/bin/env", "-i", *env.split(), "/bin/sh", "-c", script],
+        f"chroot `{script.splitlines()[0][:80]}`")  # fmt: skip
+
+
+@contextlib.contextmanager
+def _mounted(root: Path, archives: Path) -> Iterator[None]:
+    """/proc and the shared .deb cache inside the chroot while apt runs."""
+    proc = root / "proc"
+    cache = root / "var/cache/apt/archives"
+    cache.mkdir(parents=True, exist_ok=True)
+    done: list[Path] = []
+    try:
+        _sh(["mount", "-t", "proc", "proc", str(proc)], "mount /proc")
+        done.append(proc)
+        _sh(["mount", "--bind", str(archives), str(cache)], "bind-mount the apt cache")
+        done.append(cache)
+        yield
+    finally:
+        for path in reversed(done):
+            subprocess.run(["umount", "-l", str(path)], capture_output=True)
+
+
+@contextlib.contextmanager
+def _lock(path: Path) -> Iterator[None]:
+    with path.open("w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _remove(root: Path) -> None:
+    """Remove a rootfs, refusing to descend into anything still mounted in it."""
+    if not root.exists():
+        return
+    mounts = Path("/proc/mounts").read_text().split("\n")
+    if any(f" {root}/" in line for line in mounts):
+        raise HarnessError(f"{root} still has mounts inside it; unmount them first")
+    shutil.rmtree(root)
+
+
+def _lap(started: float) -> float:
+    return time.monotonic() - started

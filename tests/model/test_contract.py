@@ -1,0 +1,207 @@
+"""public/contract.yaml: named viewports, public test ids, states reached by locator steps."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from recon.errors import ConfigError
+from recon.model import Contract, load_yaml
+from recon.model.contract import VIEWPORTS, Locator, Offset, Step
+
+REPO = Path(__file__).resolve().parents[2]
+SOURCE = "cases/x/public/contract.yaml"
+
+MENU = {
+    "name": "menu-open",
+    "route": "/",
+    "steps": [
+        {"click": {"role": "button", "name": "Menu"}},
+        {"fill": {"label": "Search"}, "value": "shoes"},
+        {"press": {"test_id": "search-box"}, "key": "Enter"},
+        {"press": None, "key": "Escape"},
+        {"hover": {"text": "Sale"}},
+        {"scroll": {"y": 600}},
+        {"scroll": {"text": "Footer"}},
+        {"wait_for": {"role": "dialog"}},
+    ],
+}
+
+
+def contract(**changes: Any) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "schema_version": 1,
+        "routes": ["/", "/about/"],
+        "viewports": ["desktop", "mobile"],
+        "test_ids": ["search-box"],
+        "states": [MENU],
+        "build": {"command": [], "output": "site"},
+    }
+    data.update(changes)
+    return data
+
+
+def error(data: dict[str, Any], tmp_path: Path) -> str:
+    path = tmp_path / SOURCE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    with pytest.raises(ConfigError) as err:
+        load_yaml(Contract, path)
+    message = str(err.value)
+    assert "\n" not in message
+    return message.removeprefix(f"{tmp_path}/")
+
+
+def with_steps(*steps: dict[str, Any]) -> dict[str, Any]:
+    return contract(states=[{"name": "s", "route": "/", "steps": list(steps)}])
+
+
+@pytest.fixture(autouse=True)
+def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # so messages name the file as a person would type it
+
+
+# the good shape ----------------------------------------------------------------------
+
+
+def test_the_demo_contract_loads_with_registry_viewports() -> None:
+    loaded = load_yaml(Contract, REPO / "cases/html5-boilerplate/public/contract.yaml")
+    assert [v.name for v in loaded.viewports] == ["desktop", "mobile", "tablet"]
+    assert (loaded.viewports[0].width, loaded.viewports[0].height) == (1440, 900)
+
+
+def test_registry_sizes() -> None:
+    sizes = {name: (v.width, v.height) for name, v in VIEWPORTS.items()}
+    assert sizes == {"mobile": (390, 844), "tablet": (768, 1024), "desktop": (1440, 900)}
+
+
+def test_every_action_and_locator_shape_loads() -> None:
+    loaded = Contract.model_validate(contract())
+    steps = loaded.states[0].steps
+    assert [s.action for s in steps] == [
+        "click", "fill", "press", "press", "hover", "scroll", "scroll", "wait_for"
+    ]  # fmt: skip
+    assert steps[0].target == Locator(role="button", name="Menu")
+    assert steps[3].target is None and steps[3].key == "Escape"
+    assert steps[5].target == Offset(y=600)
+    assert isinstance(steps[6].target, Locator) and steps[6].target.text == "Footer"
+
+
+def test_dump_is_canonical_and_round_trips() -> None:
+    loaded = Contract.model_validate(contract())
+    dumped = loaded.model_dump(mode="json")
+    assert dumped["viewports"] == ["desktop", "mobile"]
+    assert dumped["states"][0]["steps"][:4] == [
+        {"click": {"role": "button", "name": "Menu"}},
+        {"fill": {"label": "Search"}, "value": "shoes"},
+        {"press": {"test_id": "search-box"}, "key": "Enter"},
+        {"press": None, "key": "Escape"},
+    ]
+    assert Contract.model_validate(dumped) == loaded
+    assert Step.model_validate({"press": {}, "key": "a"}).dump() == {"press": None, "key": "a"}
+
+
+def test_json_schema_lists_the_viewport_names() -> None:
+    schema = Contract.model_json_schema()
+    assert schema["properties"]["viewports"]["items"]["enum"] == ["desktop", "mobile", "tablet"]
+
+
+# bad input: one message naming the file and the field --------------------------------
+
+
+def test_unknown_viewport_name(tmp_path: Path) -> None:
+    message = error(contract(viewports=["desktop", "phablet"]), tmp_path)
+    assert message.startswith(
+        f"{SOURCE}: viewports[1]: unknown viewport 'phablet' (known: desktop, mobile, tablet)"
+    )
+
+
+def test_an_inline_viewport_size_is_refused(tmp_path: Path) -> None:
+    message = error(contract(viewports=[{"name": "d", "width": 10, "height": 10}]), tmp_path)
+    assert message.startswith(f"{SOURCE}: viewports[0]: a viewport is a name (known: desktop")
+
+
+@pytest.mark.parametrize("empty", [{}, None])
+def test_a_step_with_no_locator(tmp_path: Path, empty: dict[str, str] | None) -> None:
+    data = with_steps({"click": {"text": "Menu"}}, {"click": empty})
+    assert error(data, tmp_path).startswith(
+        f"{SOURCE}: states[0].steps[1]: click needs a locator: "
+        "one of {role[, name]}, {label}, {text}, {test_id}"
+    )
+
+
+@pytest.mark.parametrize("action", ["fill", "hover", "wait_for", "scroll"])
+def test_every_locator_action_needs_one(tmp_path: Path, action: str) -> None:
+    step: dict[str, Any] = {action: {}}
+    if action == "fill":
+        step["value"] = "x"
+    assert f"states[0].steps[0]: {action} needs a locator" in error(with_steps(step), tmp_path)
+
+
+def test_a_name_without_a_role_is_not_a_locator(tmp_path: Path) -> None:
+    message = error(with_steps({"click": {"name": "Menu"}}), tmp_path)
+    assert message.startswith(f"{SOURCE}: states[0].steps[0]: click: a locator is one of")
+    assert "not {name}" in message
+
+
+def test_two_locator_kinds_at_once(tmp_path: Path) -> None:
+    message = error(with_steps({"hover": {"text": "a", "label": "b"}}), tmp_path)
+    assert "states[0].steps[0]: hover: a locator is one of" in message
+    assert "not {label, text}" in message
+
+
+def test_a_step_needs_exactly_one_action(tmp_path: Path) -> None:
+    message = error(with_steps({"click": {"text": "a"}, "hover": {"text": "b"}}), tmp_path)
+    assert "states[0].steps[0]: a step has exactly one action" in message
+    assert "(got click, hover)" in message
+
+
+def test_fill_needs_a_value_and_press_a_key(tmp_path: Path) -> None:
+    assert "fill needs 'value'" in error(with_steps({"fill": {"label": "Email"}}), tmp_path)
+    assert "press needs 'key'" in error(with_steps({"press": None}), tmp_path)
+    assert "click takes no 'value'" in error(
+        with_steps({"click": {"text": "a"}, "value": "x"}), tmp_path
+    )
+
+
+def test_a_misspelt_action_is_an_unknown_key(tmp_path: Path) -> None:
+    message = error(with_steps({"clik": {"text": "a"}}), tmp_path)
+    assert message.startswith(f"{SOURCE}: states[0].steps[0].clik: unknown key")
+
+
+def test_a_test_id_must_be_public(tmp_path: Path) -> None:
+    message = error(with_steps({"click": {"test_id": "secret"}}), tmp_path)
+    assert message.startswith(
+        f"{SOURCE}: states[0].steps[0].click.test_id: test id 'secret' is not listed in test_ids"
+    )
+
+
+def test_a_state_route_must_be_a_contract_route(tmp_path: Path) -> None:
+    data = contract(states=[{**MENU, "route": "/shop/"}])
+    assert error(data, tmp_path).startswith(f"{SOURCE}: states[0].route: not one of routes")
+
+
+def test_the_default_state_is_implicit(tmp_path: Path) -> None:
+    data = contract(states=[{**MENU, "name": "default"}])
+    message = error(data, tmp_path)
+    assert message.startswith(f"{SOURCE}: states[0].name: 'default' is the implicit state")
+
+
+def test_a_named_state_has_steps(tmp_path: Path) -> None:
+    message = error(contract(states=[{**MENU, "steps": []}]), tmp_path)
+    assert message.startswith(f"{SOURCE}: states[0].steps: ")
+
+
+def test_duplicates_are_refused(tmp_path: Path) -> None:
+    message = error(contract(viewports=["mobile", "mobile"]), tmp_path)
+    assert "viewports: entries must be unique" in message
+    message = error(contract(states=[MENU, MENU]), tmp_path)
+    assert "states: entries must be unique" in message
+
+
+def test_routes_start_with_a_slash(tmp_path: Path) -> None:
+    message = error(contract(routes=["about"]), tmp_path)
+    assert message.startswith(f"{SOURCE}: routes: route 'about' must start with '/'")

@@ -1,0 +1,75 @@
+"""Every matrix point of every demo case renders to identical PNGs in two separate processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from recon.render.browser import chromium_path
+
+REPO = Path(__file__).resolve().parents[2]
+CASES = sorted(p.parents[1] for p in (REPO / "cases").glob("*/sealed/reference"))
+
+# Run in a fresh interpreter: its own playwright driver, its own chromium.
+RENDER_MATRIX = """
+import json, sys
+from pathlib import Path
+from recon.model import Contract, load_yaml
+from recon.pipeline.matrix import points
+from recon.render import Viewport, capture, open_browser
+
+case, out = Path(sys.argv[1]), Path(sys.argv[2])
+reference = case / "sealed" / "reference"
+
+def read(rel):
+    path = reference / rel
+    return path.read_bytes() if path.is_file() else None
+
+failures = {}
+with open_browser() as browser:
+    for point in points(load_yaml(Contract, case / "public" / "contract.yaml")):
+        vp = point.viewport
+        shot = capture(browser, read, point.route, Viewport(vp.name, vp.width, vp.height),
+                       steps=point.steps)
+        (out / f"{point.id}.full.png").write_bytes(shot.full_png)
+        (out / f"{point.id}.viewport.png").write_bytes(shot.viewport_png)
+        (out / f"{point.id}.dom.json").write_text(json.dumps(shot.dom, sort_keys=True))
+        failures[point.id] = shot.failure
+(out / "failures.json").write_text(json.dumps(failures))
+"""
+
+
+def render_in_a_new_process(case: Path, out: Path) -> dict[str, bytes]:
+    out.mkdir(parents=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", RENDER_MATRIX, str(case), str(out)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return {p.name: p.read_bytes() for p in sorted(out.iterdir())}
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(
+    not os.access(chromium_path(), os.X_OK), reason=f"no chromium at {chromium_path()}"
+)
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_every_matrix_point_is_bit_identical_across_processes(case: Path, tmp_path: Path) -> None:
+    first = render_in_a_new_process(case, tmp_path / "first")
+    second = render_in_a_new_process(case, tmp_path / "second")
+    assert first.keys() == second.keys()
+    pngs = [name for name in first if name.endswith(".png")]
+    assert len(pngs) >= 2 * 3, "every point gives a full-page and a viewport PNG"
+    assert all(first[name].startswith(b"\x89PNG") for name in pngs)
+    differing = [name for name in first if first[name] != second[name]]
+    assert differing == []
+    failures = json.loads(first["failures.json"])
+    assert failures == {name.removesuffix(".full.png"): None for name in first if "full" in name}

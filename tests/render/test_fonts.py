@@ -1,0 +1,84 @@
+"""Pinned fonts: chromium sees only the fonts shipped in recon/render/fonts/."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from recon.errors import HarnessError
+from recon.render import Viewport
+from recon.render.browser import (
+    FONT_DIR,
+    FONTS,
+    chromium_path,
+    open_browser,
+    verify_fonts,
+    write_fontconfig,
+)
+from recon.render.page import load, open_page
+
+STACKS = {
+    "sans-serif": "Liberation Sans",
+    "serif": "Liberation Serif",
+    "monospace": "Liberation Mono",
+    "system-ui": "Liberation Sans",
+    "inherit": "Liberation Serif",  # no font-family at all: the default font is serif
+    "Arial": "Liberation Sans",  # metric-compatible twins, as Debian aliases them
+    "'Courier New'": "Liberation Mono",
+    "'DejaVu Sans', serif": "Liberation Serif",  # installed on the host, invisible here
+    "'Segoe UI', Roboto, monospace": "Liberation Mono",  # unknown names fall through
+}
+
+
+def test_the_shipped_fonts_are_the_pinned_ones() -> None:
+    verify_fonts()
+    assert sorted(p.name for p in Path(FONT_DIR).glob("*.ttf")) == sorted(FONTS)
+    assert "SIL Open Font License" in (Path(FONT_DIR) / "LICENSE").read_text()
+
+
+def test_a_changed_font_is_refused(tmp_path: Path) -> None:
+    fonts = tmp_path / "fonts"
+    shutil.copytree(FONT_DIR, fonts)
+    (fonts / "LiberationSans-Regular.ttf").write_bytes(b"not the pinned font")
+    with pytest.raises(HarnessError, match=r"LiberationSans-Regular\.ttf: pinned font changed"):
+        verify_fonts(fonts)
+    (fonts / "LiberationSans-Regular.ttf").unlink()
+    with pytest.raises(HarnessError, match="pinned font missing"):
+        verify_fonts(fonts)
+
+
+def test_fontconfig_names_only_the_pinned_folder(tmp_path: Path) -> None:
+    text = write_fontconfig(tmp_path).read_text()
+    assert text.count("<dir>") == 1 and f"<dir>{FONT_DIR}</dir>" in text
+    assert "<include" not in text  # nothing from /etc/fonts
+    assert "<const>hintnone</const>" in text and "<const>rgba" not in text
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(
+    not os.access(chromium_path(), os.X_OK), reason=f"no chromium at {chromium_path()}"
+)
+def test_every_family_resolves_to_a_pinned_font() -> None:
+    html = "".join(
+        f'<p id="p{i}" style="font-family: {stack}">Type iiii WWWW</p>'
+        for i, stack in enumerate(STACKS)
+    )
+    used = {}
+    with (
+        open_browser() as browser,
+        open_page(
+            browser, lambda p: html.encode() if p == "index.html" else None, Viewport("s", 400, 600)
+        ) as session,
+    ):
+        load(session, "/", 5000)
+        cdp = session.cdp
+        root = cdp.send("DOM.getDocument")["root"]["nodeId"]
+        cdp.send("CSS.enable")
+        for i, stack in enumerate(STACKS):
+            node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": f"#p{i}"})
+            fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node["nodeId"]})
+            used[stack] = [f["familyName"] for f in fonts["fonts"]]
+    assert used == {stack: [family] for stack, family in STACKS.items()}

@@ -1,0 +1,149 @@
+"""Hostile pages: deterministic anyway, can't fake the DOM snapshot, can't stall a capture."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser
+
+from recon.model.contract import Step
+from recon.render import ORIGIN, NetworkEvent, Reader, Viewport, capture
+from recon.render.browser import FONT_DIR, chromium_path, open_browser
+from recon.render.page import load, open_page
+from recon.render.snapshot import _DOM_JS
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(
+        not os.access(chromium_path(), os.X_OK), reason=f"no chromium at {chromium_path()}"
+    ),
+]
+
+VIEWPORT = Viewport("small", 640, 480)
+BRAND_FONT = (Path(FONT_DIR) / "LiberationMono-Regular.ttf").read_bytes()
+
+HOSTILE = """<!doctype html><meta charset="utf-8">
+<style>
+  @font-face { font-family: Brand; src: url(/fonts/brand.ttf) format('truetype') }
+  @font-face { font-family: Remote; src: url(https://fonts.example.com/remote.woff2) }
+  h1 { font-family: Brand, serif } h2 { font-family: Remote, sans-serif }
+  @keyframes pulse { from { opacity: .2 } to { opacity: 1 } }
+  .pulse { animation: pulse .7s ease-in-out infinite alternate; background: #c33 }
+</style>
+<h1 id="now"></h1><h2>Remote font falls back</h2><p id="rand"></p>
+<div class="pulse">pulsing</div>
+<script>
+  document.getElementById('now').textContent = 'Now ' + Date.now();
+  document.getElementById('rand').textContent = 'Random ' + Math.random();
+  fetch('https://tracker.example.net/beacon?t=' + Date.now()).catch(() => {});
+</script>"""
+
+PLAIN = """<!doctype html><meta charset="utf-8">
+<style>h1 { color: #c03 } p { font: 18px monospace }</style>
+<h1 aria-label="title">Hello</h1><p>Some <b>bold</b> words</p><ul><li>one</li><li>two</li></ul>"""
+
+# Overrides, in the page's own world, of everything the snapshot script calls.
+OVERRIDES = """<script>
+  document.querySelectorAll = () => [];
+  Document.prototype.querySelectorAll = () => [];
+  Element.prototype.getBoundingClientRect = () => new DOMRect(1, 2, 3, 4);
+  window.getComputedStyle = () => ({color: 'fake', backgroundColor: 'fake', fontFamily: 'fake'});
+  Element.prototype.getAttribute = () => 'fake';
+  Object.defineProperty(Node.prototype, 'childNodes', {get: () => []});
+  Object.defineProperty(Element.prototype, 'tagName', {get: () => 'FAKE'});
+  window.fetch = () => Promise.reject(new Error('no'));
+</script>"""
+
+
+def reader(files: dict[str, str | bytes]) -> Reader:
+    def read(path: str) -> bytes | None:
+        body = files.get(path)
+        return body.encode() if isinstance(body, str) else body
+
+    return read
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with open_browser() as b:
+        yield b
+
+
+def test_hostile_page_renders_identically_in_two_browsers() -> None:
+    files: dict[str, str | bytes] = {"index.html": HOSTILE, "fonts/brand.ttf": BRAND_FONT}
+    shots = []
+    for _ in range(2):
+        with open_browser() as b:
+            shots.append(capture(b, reader(files), "/", VIEWPORT))
+    first, second = shots
+    assert (first.full_png, first.viewport_png) == (second.full_png, second.viewport_png)
+    assert first.dom == second.dom and first.network == second.network
+    assert first.failure is None
+    assert NetworkEvent(f"{ORIGIN}/fonts/brand.ttf", "served") in first.network
+    assert NetworkEvent("https://fonts.example.com/remote.woff2", "blocked") in first.network
+    blocked = [e.url for e in first.network if e.outcome == "blocked"]
+    assert "https://tracker.example.net/beacon?t=1704067200000" in blocked
+    h1 = next(e for e in first.dom if e["tag"] == "h1")
+    assert h1["text"] == "Now 1704067200000"
+    assert h1["font"]["family"] == "Brand, serif"
+
+
+def test_page_script_cannot_change_the_dom_snapshot(browser: Browser) -> None:
+    plain = capture(browser, reader({"index.html": PLAIN}), "/", VIEWPORT)
+    hostile_page = PLAIN.replace("<style>", OVERRIDES + "<style>")  # after the doctype
+    hostile = capture(browser, reader({"index.html": hostile_page}), "/", VIEWPORT)
+    assert plain.failure is None and hostile.failure is None
+    assert [e["tag"] for e in plain.dom] == ["html", "body", "h1", "p", "b", "ul", "li", "li"]
+    assert hostile.dom == plain.dom
+    h1 = plain.dom[2]
+    assert (h1["name"], h1["text"], h1["color"]) == ("title", "Hello", "rgb(204, 0, 51)")
+    # The same script run in the page's own world is fooled: the overrides are real.
+    with open_page(browser, reader({"index.html": hostile_page}), VIEWPORT) as session:
+        load(session, "/", 5000)
+        assert session.page.evaluate(_DOM_JS, 100) == []
+
+
+NEVER_SETTLES = {
+    "inline loop": "<p>before</p><script>while (true) {}</script><p>after</p>",
+    "load handler loop": "<p>x</p><script>addEventListener('load', () => { for (;;) {} })</script>",
+    "timer loop": "<p>x</p><script>setTimeout(() => { for (;;) {} }, 100)</script>",
+    "endless fetches": "<p>x</p><script>(async () => { for (let i = 0; ; i++) "
+    "await fetch('/poll?' + (i % 3)) })()</script>",
+    "endless frames": "<p>x</p><script>const f = () => { document.title = Math.random(); "
+    "requestAnimationFrame(f) }; requestAnimationFrame(f)</script>",
+}
+
+
+@pytest.mark.parametrize("name", sorted(NEVER_SETTLES))
+def test_a_page_that_never_settles_is_bounded_and_recorded(browser: Browser, name: str) -> None:
+    files: dict[str, str | bytes] = {"index.html": NEVER_SETTLES[name], "poll": "{}"}
+    start = time.monotonic()
+    shot = capture(browser, reader(files), "/", VIEWPORT, settle_ms=1500)
+    elapsed = time.monotonic() - start
+    assert elapsed < 30, f"{name}: took {elapsed:.1f} s"
+    assert shot.full_png.startswith(b"\x89PNG") and shot.viewport_png.startswith(b"\x89PNG")
+    if name == "endless frames":  # the paused clock runs no frames: it does settle
+        assert shot.failure is None
+        return
+    assert shot.failure is not None and "did not settle within 1500 ms" in shot.failure
+    assert shot.timings["settled"] == 0.0
+    if "loop" in name:
+        assert "page script ran past" in shot.failure
+
+
+def test_a_step_whose_handler_never_returns_is_bounded_and_recorded(browser: Browser) -> None:
+    files: dict[str, str | bytes] = {
+        "index.html": "<button onclick='for (;;) {}'>Go</button><p>still here</p>"
+    }
+    go = Step.model_validate({"click": {"role": "button", "name": "Go"}})
+    start = time.monotonic()
+    shot = capture(browser, reader(files), "/", VIEWPORT, steps=[go, go], step_timeout_ms=1000)
+    assert time.monotonic() - start < 30
+    assert shot.failure is not None
+    assert shot.failure.startswith("steps[")
+    assert "page script ran past" in shot.failure
+    assert any(e["text"] == "still here" for e in shot.dom)  # the page is usable again

@@ -3,7 +3,7 @@ workflows, preservation checks, policy rules, thresholds and per-dimension weigh
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 from pydantic import Field, field_validator, model_validator
 
@@ -19,15 +19,7 @@ Dimension = Literal[
     "preservation",
     "policy",
 ]
-DIMENSIONS: tuple[str, ...] = (
-    "global_visual",
-    "regional_visual",
-    "functional",
-    "responsive",
-    "workflow",
-    "preservation",
-    "policy",
-)
+DIMENSIONS: tuple[str, ...] = get_args(Dimension)
 LOCATOR_KINDS = ({"role"}, {"role", "name"}, {"label"}, {"text"}, {"test_id"}, {"css"})
 
 

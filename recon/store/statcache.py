@@ -75,7 +75,7 @@ class StatCache:
             if self.db_path is not None and self.db_path.exists():
                 db = self._connect()
                 try:
-                    query = "SELECT path, dev, ino, size, mtime, ctime, digest, racy FROM stat"
+                    query = "select path, dev, ino, size, mtime, ctime, digest, racy from stat"
                     for row in db.execute(query):
                         key = (row[1], row[2], row[3], row[4], row[5])
                         self._rows[row[0]] = (key, row[6], bool(row[7]))

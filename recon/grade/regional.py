@@ -44,24 +44,27 @@ from recon.grade import _dom
 from recon.grade._dom import Box, Dom
 from recon.grade._selectors import Resolution, resolve_regions
 from recon.grade._ssim import mean_ssim_rows
+from recon.grade.global_visual import (
+    BLANK_GUARD,
+    BLANK_LUMA_STD,
+    LUMA_MILLI,
+    W_COLOUR,
+    W_SSIM,
+    WHITE,
+)
 from recon.model.grading import Region, Thresholds
 
 __all__ = ["Regional", "Resolution", "Still", "resolve_regions", "score"]
 
 VERSION = "regional-visual/1"
 W_STRUCTURE, W_TEXT, W_POSITION = 0.5, 0.25, 0.25
-W_SSIM, W_COLOUR = 0.7, 0.3
 CELL = 16
-BLANK_LUMA_STD = 2.0
-BLANK_GUARD = 0.05
 POSITION_HALF_LIFE_PX = 64.0
 MAX_ANCHORS = 20
 MAX_FUZZY = 64
 SEARCH_HALF_LIVES = 12
 """Fuzzy matches are looked for within this many half-lives beyond the tolerance."""
-LUMA_MILLI = (299, 587, 114)
 BAND_ROWS = 256
-WHITE = 255
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import http.server
 import json
 import os
 import shutil
@@ -37,6 +36,7 @@ from recon.sandbox import (
     run_docker,
 )
 from recon.sandbox.rootfs import host_arch
+from tests.sandbox.local_http import serve
 
 CREATED: list[str] = []  # attempt containers of this session (other sessions may share the engine)
 BUDGET = Budget(cpus=1, memory_mb=256, pids=64, wall_s=60, disk_mb=64, output_mb=1)
@@ -256,25 +256,10 @@ def test_failing_build_is_ungradeable(
     assert run.outcome == "ungradeable" and "build step exited with status 127" in run.reason
 
 
-class _Hello(http.server.BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        body = b"hello from the model api"
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
 @pytest.fixture
 def model_api() -> Iterator[int]:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Hello)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield server.server_address[1]
-    server.shutdown()
-    server.server_close()
+    with serve(lambda path: b"hello from the model api") as port:
+        yield port
 
 
 EGRESS_PROBE = """

@@ -3,12 +3,10 @@ real proxy on a unix socket in front of a real HTTP server on 127.0.0.1."""
 
 from __future__ import annotations
 
-import http.server
 import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +22,7 @@ from recon.sandbox.proxy import (
     parse_allow,
     split_authority,
 )
+from tests.sandbox.local_http import serve
 
 BRIDGE = Path(__file__).resolve().parents[2] / "recon" / "sandbox" / "bridge.py"
 
@@ -78,27 +77,11 @@ def test_events_are_capped_but_counted() -> None:
     assert log.dropped_events == 5
 
 
-class _Hello(http.server.BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        body = f"hello {self.path}".encode()
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
 @pytest.fixture
 def upstream() -> Iterator[int]:
     """A real HTTP server on 127.0.0.1 standing in for a model API."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Hello)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server.server_address[1]
-    server.shutdown()
-    server.server_close()
+    with serve(lambda path: f"hello {path}".encode()) as port:
+        yield port
 
 
 @pytest.fixture

@@ -122,7 +122,9 @@ def _unstick(session: Session) -> None:
 def _snapshot(session: Session) -> list[dict[str, Any]]:
     try:
         with guard(session):
-            return snapshot(session.world.evaluate, DOM_LIMIT)
+            dom, failure = snapshot(session.cdp, session.world.evaluate, DOM_LIMIT)
+        session.failures.extend([failure] if failure else [])
+        return dom
     except PlaywrightError as exc:
         session.failures.append(f"DOM snapshot failed: {first_line(exc)}")
         return []

@@ -142,6 +142,51 @@ def test_dom_snapshot_has_h1_with_sensible_box(browser: Browser) -> None:
     assert len(shot.dom) <= 2000
 
 
+ACCESSIBLE = """<!doctype html><meta charset="utf-8"><title>Names</title>
+<style>p::before { content: "> " }</style>
+<h1>Welcome <em>home</em></h1>
+<div id="host"></div><template><button>In a template</button></template>
+<iframe srcdoc="<button>In a frame</button>" width="120" height="40"></iframe>
+<button aria-label="Close dialog">x</button>
+<label for="email">Email address</label> <input id="email">
+<a href="/about/">About us</a>
+<img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" alt="A sleeping cat" width="20" height="20">
+<p role="note" title="aside">Plain <b>bold</b></p>
+<script>
+  document.getElementById('host').attachShadow({mode: 'open'}).innerHTML = '<i>shadow</i>';
+</script>"""
+
+
+@pytest.mark.browser
+@needs_chromium
+def test_dom_snapshot_has_chromiums_computed_roles_and_names(browser: Browser) -> None:
+    shot = capture(browser, reader({"index.html": ACCESSIBLE}), "/", VIEWPORT)
+    assert shot.failure is None
+    found = {e["tag"]: (e["role"], e["name"]) for e in shot.dom}
+    assert found["h1"] == ("heading", "Welcome home")  # named by its content
+    assert found["button"] == ("button", "Close dialog")  # only aria-label names it
+    assert found["input"] == ("textbox", "Email address")  # named by <label for>
+    assert found["a"] == ("link", "About us")
+    assert found["img"] == ("image", "A sleeping cat")  # chromium's role for <img alt>
+    assert found["p"] == ("note", "aside")  # an explicit role; a title names it
+    assert found["html"] == found["body"] == found["b"] == ("", "")  # ignored by the tree
+    # The shadow tree, the template and the frame's document are not the snapshot's
+    # elements: the elements after them still get their own names.
+    assert [e["tag"] for e in shot.dom][2:] == [
+        "h1",
+        "em",
+        "div",
+        "iframe",
+        "button",
+        "label",
+        "input",
+        "a",
+        "img",
+        "p",
+        "b",
+    ]
+
+
 @pytest.mark.browser
 @needs_chromium
 def test_page_that_never_settles_still_captures(browser: Browser) -> None:

@@ -97,8 +97,7 @@ def cmd_curate_evidence(args: argparse.Namespace) -> int:
     if args.case not in project.cases:
         raise ConfigError(f"cases/{args.case}/case.yaml: no such case")
     case = project.cases[args.case]
-    vps = [(v.name, v.width, v.height) for v in case.contract.viewports]
-    for path in render_evidence(case.reference, case.public, vps):
+    for path in render_evidence(case.reference, case.public, case.contract):
         print(path)
     return 0
 
@@ -148,7 +147,9 @@ def build_parser() -> argparse.ArgumentParser:
     curate = add("curate", lambda a: 0, "curator tools for cases")
     curate_sub = curate.add_subparsers(dest="curate_command", required=True, metavar="ACTION")
     evidence = curate_sub.add_parser(
-        "evidence", help="render the sealed reference into public/evidence/<viewport>.png"
+        "evidence",
+        help="render the sealed reference into public/evidence/: a still per viewport and "
+        "per named state, a frame strip and animated WebP per declared transition",
     )
     evidence.add_argument("case", help="case id")
     evidence.set_defaults(handler=cmd_curate_evidence)

@@ -1,33 +1,120 @@
-"""Curator tool: render a case's sealed reference into its public evidence screenshots.
+"""Curator tool: render a case's sealed reference into its public evidence.
 
-This is the only place sealed material flows toward public/: as pixels of the declared
-viewports, which is what the Candidate is meant to see.
+This is the only place sealed material flows toward public/: as pixels of the contract's
+matrix, which is what the Candidate is meant to see. ``public/evidence/`` gets
+
+- ``<viewport>.png``: the full page at route ``/``, per contract viewport;
+- ``<viewport>--<state>.png``: the full page of each named state, per contract viewport;
+- ``motion/<name>.png`` and ``motion/<name>.webp``: each declared transition as a frame
+  strip and an animated WebP (:func:`recon.render.record_motion`).
+
+Rendering is deterministic, so running the command twice writes the same bytes. Files of
+the last two kinds that the contract no longer declares are removed, so the evidence
+bundle never carries a stale state or transition. A reference that cannot show what the
+contract declares (a step fails, a route is missing) is the contract's problem: one
+:class:`ConfigError` naming the contract field, and no evidence written for it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from recon.errors import ConfigError
+from recon.model.base import shown
+from recon.model.contract import Contract, Step
+from recon.model.contract import Viewport as NamedViewport
 from recon.store import atomic
 
+if TYPE_CHECKING:  # playwright loads only when evidence is rendered, not with recon.curate
+    from playwright.sync_api import Browser
 
-def render_evidence(
-    reference: Path, public: Path, viewports: list[tuple[str, int, int]]
-) -> list[Path]:
-    """Write ``public/evidence/<viewport>.png`` (full page) for each viewport at route /."""
-    from recon.render import Viewport, capture, open_browser
+    from recon.render import Reader
+
+EVIDENCE = "evidence"
+MOTION = "motion"
+
+
+def render_evidence(reference: Path, public: Path, contract: Contract) -> list[Path]:
+    """Render the contract's stills and transitions from ``reference``; the files written."""
+    from recon.render import Viewport, open_browser, record_motion
+
+    read = folder_reader(reference)
+    evidence = public / EVIDENCE
+    source = shown(public / "contract.yaml")
+    written: list[Path] = []
+    with open_browser() as browser:
+        for vp in contract.viewports:
+            out = evidence / f"{vp.name}.png"
+            written.append(_still(browser, read, "/", vp, (), out, f"{source}: viewports"))
+        for i, state in enumerate(contract.states):
+            for vp in contract.viewports:
+                out = evidence / f"{vp.name}--{state.name}.png"
+                where = f"{source}: states[{i}] at {vp.name}"
+                written.append(_still(browser, read, state.route, vp, state.steps, out, where))
+        for i, transition in enumerate(contract.motion):
+            vp = transition.viewport
+            shot = record_motion(
+                browser,
+                read,
+                transition.route,
+                Viewport(vp.name, vp.width, vp.height),
+                steps=transition.steps,
+                frames=transition.frames,
+                step_ms=transition.step_ms,
+            )
+            _refuse_failure(shot.failure, f"{source}: motion[{i}]")
+            base = evidence / MOTION / transition.name
+            for suffix, data in ((".png", shot.strip_png), (".webp", shot.webp)):
+                atomic.write_atomic(base.with_suffix(suffix), data)
+                written.append(base.with_suffix(suffix))
+    _remove_stale(evidence, written)
+    return written
+
+
+def folder_reader(reference: Path) -> Reader:
+    """Serve files inside ``reference`` only."""
+    root = reference.resolve()
 
     def read(rel: str) -> bytes | None:
-        path = (reference / rel).resolve()
-        if reference.resolve() not in path.parents or not path.is_file():
+        path = (root / rel).resolve()
+        if root not in path.parents or not path.is_file():
             return None
         return path.read_bytes()
 
-    written = []
-    with open_browser() as browser:
-        for name, width, height in viewports:
-            shot = capture(browser, read, "/", Viewport(name, width, height))
-            out = public / "evidence" / f"{name}.png"
-            atomic.write_atomic(out, shot.full_png)
-            written.append(out)
-    return written
+    return read
+
+
+def _still(
+    browser: Browser,
+    read: Reader,
+    route: str,
+    vp: NamedViewport,
+    steps: Sequence[Step],
+    out: Path,
+    where: str,
+) -> Path:
+    from recon.render import Viewport, capture
+
+    shot = capture(browser, read, route, Viewport(vp.name, vp.width, vp.height), steps=steps)
+    _refuse_failure(shot.failure, where)
+    atomic.write_atomic(out, shot.full_png)
+    return out
+
+
+def _refuse_failure(failure: str | None, where: str) -> None:
+    if failure:
+        raise ConfigError(
+            f"{where}: the sealed reference does not show it ({failure}); "
+            "fix the contract or the reference"
+        )
+
+
+def _remove_stale(evidence: Path, written: list[Path]) -> None:
+    """Remove state stills and motion files this contract no longer declares."""
+    kept = set(written)
+    generated = [*evidence.glob("*--*.png"), *evidence.glob(f"{MOTION}/*.png")]
+    for path in [*generated, *evidence.glob(f"{MOTION}/*.webp")]:
+        if path not in kept:
+            path.unlink()

@@ -16,6 +16,14 @@ states:                                 # every route also has the implicit stat
         key: Enter
       - scroll: {y: 600}                # or a locator, scrolled into view
       - wait_for: {text: Results}
+motion:                                 # named transitions, recorded as motion evidence
+  - name: menu-slide
+    route: /
+    viewport: mobile                    # one of this contract's viewports
+    steps:                              # as a state's; none: the page load starts it
+      - click: {role: button, name: Menu}
+    frames: 8                           # 2 to 32, evenly spread over duration_ms
+    duration_ms: 700                    # a multiple of frames - 1 (whole ms per frame)
 build: {command: [], output: site}
 ```
 """
@@ -31,6 +39,7 @@ from pydantic import (
     Field,
     PlainSerializer,
     ValidationError,
+    ValidationInfo,
     WithJsonSchema,
     field_validator,
     model_serializer,
@@ -194,6 +203,50 @@ class State(Strict):
         return value
 
 
+MOTION_FRAMES = (2, 32)  # a strip of up to 32 viewport-wide frames
+MOTION_MAX_MS = 60_000
+
+
+class Transition(Strict):
+    """A named transition recorded as motion evidence: ``frames`` frames spread evenly over
+    ``duration_ms`` of page time, the first right after ``steps`` (or the page load)."""
+
+    name: Id
+    route: str
+    viewport: NamedViewport
+    steps: list[Step] = Field(default_factory=list)
+    frames: int  # before duration_ms: its check reads frames
+    duration_ms: int
+
+    @property
+    def step_ms(self) -> int:
+        """Page time between two frames."""
+        return self.duration_ms // (self.frames - 1)
+
+    @field_validator("frames")
+    @classmethod
+    def _frames(cls, value: int) -> int:
+        low, high = MOTION_FRAMES
+        if not low <= value <= high:
+            raise _fail("frames", f"frames must be from {low} to {high}")
+        return value
+
+    @field_validator("duration_ms")
+    @classmethod
+    def _whole_frame_interval(cls, value: int, info: ValidationInfo) -> int:
+        if not 1 <= value <= MOTION_MAX_MS:
+            raise _fail("duration", f"duration_ms must be from 1 to {MOTION_MAX_MS}")
+        frames = info.data.get("frames")
+        if isinstance(frames, int) and value % (frames - 1):
+            near = max(1, round(value / (frames - 1))) * (frames - 1)
+            raise _fail(
+                "duration",
+                f"duration_ms must be a multiple of frames - 1 = {frames - 1} (whole ms "
+                f"between frames); use {near}",
+            )
+        return value
+
+
 class BuildStep(Strict):
     """How a workspace turns into the output folder that is rendered."""
 
@@ -215,6 +268,7 @@ class Contract(Versioned):
     viewports: list[NamedViewport] = Field(min_length=1)
     test_ids: list[str] = Field(default_factory=list)
     states: list[State] = Field(default_factory=list)
+    motion: list[Transition] = Field(default_factory=list)
     build: BuildStep
 
     @field_validator("routes")
@@ -231,28 +285,42 @@ class Contract(Versioned):
             ("routes", self.routes),
             ("viewports", [v.name for v in self.viewports]),
             ("states", [s.name for s in self.states]),
+            ("motion", [m.name for m in self.motion]),
         ):
             if len(set(names)) != len(names):
                 raise _fail("unique", f"{label}: entries must be unique, got {names}")
-        problems = [*self._unknown_routes(), *self._unlisted_test_ids()]
+        problems = [*self._unknown_routes(), *self._unlisted_test_ids(), *self._other_viewports()]
         if problems:
             raise ValidationError.from_exception_data(type(self).__name__, problems)
         return self
 
+    def _stepped(self) -> list[tuple[str, int, State | Transition]]:
+        """States and transitions: what has a route and steps, with where it is listed."""
+        states = [("states", i, s) for i, s in enumerate(self.states)]
+        return [*states, *(("motion", i, m) for i, m in enumerate(self.motion))]
+
     def _unknown_routes(self) -> list[InitErrorDetails]:
         return [
-            _detail(("states", i, "route"), state.route, f"not one of routes {self.routes}")
-            for i, state in enumerate(self.states)
-            if state.route not in self.routes
+            _detail((field, i, "route"), item.route, f"not one of routes {self.routes}")
+            for field, i, item in self._stepped()
+            if item.route not in self.routes
+        ]
+
+    def _other_viewports(self) -> list[InitErrorDetails]:
+        names = [v.name for v in self.viewports]
+        return [
+            _detail(("motion", i, "viewport"), m.viewport.name, f"not one of viewports {names}")
+            for i, m in enumerate(self.motion)
+            if m.viewport.name not in names
         ]
 
     def _unlisted_test_ids(self) -> list[InitErrorDetails]:
         problems = []
-        for i, state in enumerate(self.states):
-            for j, step in enumerate(state.steps):
+        for field, i, item in self._stepped():
+            for j, step in enumerate(item.steps):
                 test_id = getattr(step.target, "test_id", None)
                 if test_id is not None and test_id not in self.test_ids:
-                    where = ("states", i, "steps", j, step.action, "test_id")
+                    where = (field, i, "steps", j, step.action, "test_id")
                     why = f"test id {test_id!r} is not listed in test_ids"
                     problems.append(_detail(where, test_id, why))
         return problems

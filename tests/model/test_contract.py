@@ -205,3 +205,87 @@ def test_duplicates_are_refused(tmp_path: Path) -> None:
 def test_routes_start_with_a_slash(tmp_path: Path) -> None:
     message = error(contract(routes=["about"]), tmp_path)
     assert message.startswith(f"{SOURCE}: routes: route 'about' must start with '/'")
+
+
+# motion: named transitions recorded as motion evidence --------------------------------
+
+SLIDE = {
+    "name": "menu-slide",
+    "route": "/",
+    "viewport": "mobile",
+    "steps": [{"click": {"role": "button", "name": "Menu"}}],
+    "frames": 8,
+    "duration_ms": 700,
+}
+
+
+def with_motion(**changes: Any) -> dict[str, Any]:
+    return contract(motion=[{**SLIDE, **changes}])
+
+
+def test_a_transition_loads_with_its_frame_interval() -> None:
+    loaded = Contract.model_validate(with_motion())
+    slide = loaded.motion[0]
+    assert (slide.name, slide.route, slide.viewport.name) == ("menu-slide", "/", "mobile")
+    assert slide.steps[0].target == Locator(role="button", name="Menu")
+    assert (slide.frames, slide.duration_ms, slide.step_ms) == (8, 700, 100)
+    assert loaded.model_dump(mode="json")["motion"][0]["viewport"] == "mobile"
+    assert Contract.model_validate(loaded.model_dump(mode="json")) == loaded
+
+
+def test_motion_is_optional_and_a_page_load_needs_no_steps() -> None:
+    assert Contract.model_validate(contract()).motion == []
+    loaded = Contract.model_validate(contract(motion=[{**SLIDE, "steps": []}]))
+    assert loaded.motion[0].steps == []
+
+
+def test_a_transition_with_an_unknown_viewport(tmp_path: Path) -> None:
+    message = error(with_motion(viewport="phablet"), tmp_path)
+    assert message.startswith(
+        f"{SOURCE}: motion[0].viewport: unknown viewport 'phablet' (known: desktop, mobile, tablet)"
+    )
+
+
+def test_a_transition_viewport_must_be_a_contract_viewport(tmp_path: Path) -> None:
+    message = error(with_motion(viewport="tablet"), tmp_path)
+    assert message.startswith(
+        f"{SOURCE}: motion[0].viewport: not one of viewports ['desktop', 'mobile']"
+    )
+
+
+@pytest.mark.parametrize("frames", [0, 1, 33, -4])
+def test_bad_frame_counts(tmp_path: Path, frames: int) -> None:
+    message = error(with_motion(frames=frames), tmp_path)
+    assert message.startswith(f"{SOURCE}: motion[0].frames: frames must be from 2 to 32")
+
+
+def test_frames_must_be_a_number(tmp_path: Path) -> None:
+    message = error(with_motion(frames="many"), tmp_path)
+    assert message.startswith(f"{SOURCE}: motion[0].frames: Input should be a valid integer")
+
+
+def test_the_frame_interval_is_whole_milliseconds(tmp_path: Path) -> None:
+    message = error(with_motion(duration_ms=1000), tmp_path)
+    assert message.startswith(
+        f"{SOURCE}: motion[0].duration_ms: duration_ms must be a multiple of frames - 1 = 7 "
+        "(whole ms between frames); use 1001"
+    )
+    assert "motion[0].duration_ms: duration_ms must be from 1 to 60000" in error(
+        with_motion(duration_ms=0), tmp_path
+    )
+
+
+def test_a_transition_route_steps_and_name_are_checked_like_a_states(tmp_path: Path) -> None:
+    assert error(with_motion(route="/shop/"), tmp_path).startswith(
+        f"{SOURCE}: motion[0].route: not one of routes"
+    )
+    assert error(with_motion(steps=[{"click": {}}]), tmp_path).startswith(
+        f"{SOURCE}: motion[0].steps[0]: click needs a locator"
+    )
+    assert error(with_motion(steps=[{"click": {"test_id": "secret"}}]), tmp_path).startswith(
+        f"{SOURCE}: motion[0].steps[0].click.test_id: test id 'secret' is not listed"
+    )
+    assert "motion: entries must be unique" in error(contract(motion=[SLIDE, SLIDE]), tmp_path)
+    assert error(with_motion(name="Menu Slide"), tmp_path).startswith(
+        f"{SOURCE}: motion[0].name: String should match pattern"
+    )

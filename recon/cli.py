@@ -23,9 +23,15 @@ def _project(args: argparse.Namespace) -> Project:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     project = _project(args)
+    checked = ""
+    if args.render:
+        from recon.pipeline.casecheck import check
+
+        check(list(project.cases.values()))
+        checked = "; regions and assertions checked on each rendered reference"
     print(
         f"ok: {len(project.cases)} case(s), {len(project.entries)} entr(y/ies), "
-        f"{len(project.releases)} release(s)"
+        f"{len(project.releases)} release(s){checked}"
     )
     return 0
 
@@ -116,10 +122,18 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(handler=handler)
         return p
 
-    add(
+    validate = add(
         "validate",
         cmd_validate,
-        "load every case, entry and release definition; exit 2 on the first problem",
+        "load every case, entry and release definition, then render each case's reference "
+        "and check that every region selector resolves and every sealed assertion passes "
+        "on it; exit 2 on the first problem",
+    )
+    validate.add_argument(
+        "--no-render",
+        dest="render",
+        action="store_false",
+        help="only load and cross-check the files (no browser)",
     )
     schema = add("schema", cmd_schema, "write the JSON Schema of every file format")
     schema.add_argument("--out", default="schemas", help="output folder (default: schemas/)")

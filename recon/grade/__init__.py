@@ -1,5 +1,5 @@
 """recon.grade: pure metrics, one module per dimension, and their composition."""
 
-from recon.grade.compose import Composed, compose, functional, mean
+from recon.grade.compose import Composed, compose, mean
 
-__all__ = ["Composed", "compose", "functional", "mean"]
+__all__ = ["Composed", "compose", "mean"]

@@ -1,4 +1,4 @@
-"""Functional pass rate and the weighted total, with every term of the arithmetic kept."""
+"""The weighted total of the dimensions, with every term of the arithmetic kept."""
 
 from __future__ import annotations
 
@@ -7,18 +7,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from recon.errors import HarnessError
-from recon.grade.functional import pass_rate
 
 
 @dataclass(frozen=True)
 class Composed:
     total: float
     arithmetic: list[dict[str, Any]]
-
-
-def functional(passed: Mapping[str, bool], weights: Mapping[str, float]) -> float:
-    """Weighted pass rate of the sealed assertions; see :func:`recon.grade.functional.pass_rate`."""
-    return pass_rate(passed, weights)
 
 
 def compose(dimensions: Mapping[str, float], weights: Mapping[str, float]) -> Composed:

@@ -1,9 +1,10 @@
 """recon.model: one pydantic model per file format, each with a schema_version."""
 
 from recon.model.base import Strict, Versioned, describe, load_json, load_yaml, read_yaml, validate
-from recon.model.case import Artifact, Assertion, Case, Grading, Provenance
+from recon.model.case import Artifact, Case, Provenance
 from recon.model.contract import BuildStep, Contract, State, Viewport
 from recon.model.entry import Agent, Budget, Entry, ModelPin, Sandbox
+from recon.model.grading import Assertion, Grading
 from recon.model.records import (
     AttemptRecord,
     AttemptSummary,

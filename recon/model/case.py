@@ -1,10 +1,10 @@
-"""Case formats: case.yaml, provenance, and the sealed grading file (contract: contract.py)."""
+"""Case formats: case.yaml and provenance (contract: contract.py; sealed grading: grading.py)."""
 
 from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, model_validator
 
 from recon.model.base import Strict, Versioned
 
@@ -26,11 +26,29 @@ class Case(Versioned):
 
 
 class Artifact(Strict):
-    """One authoritative file pinned by provenance."""
+    """One authoritative file pinned by provenance.
+
+    ``source`` is its path inside the package tarball; ``package`` names the package it
+    came from when that is one of ``Provenance.packages`` rather than the main one.
+    An ``authored`` file was written by the curators (``source`` then says how), not
+    copied from any published package.
+    """
 
     path: str
     source: str
     blake3: Digest
+    package: str | None = None
+    authored: bool = False
+
+
+class Package(Strict):
+    """A further published package some artifacts were copied from, pinned like the main one."""
+
+    package: str
+    version: str
+    registry: str
+    tarball_integrity: str
+    license: str
 
 
 class Provenance(Versioned):
@@ -42,42 +60,19 @@ class Provenance(Versioned):
     registry: str
     tarball_integrity: str
     license: str
+    packages: list[Package] = Field(default_factory=list)
     artifacts: list[Artifact] = Field(min_length=1)
     notes: str = ""
 
-
-class Assertion(Strict):
-    """A sealed functional check: a locator plus an expectation."""
-
-    id: Id
-    locator: dict[str, str]
-    expect: Literal["visible", "count", "text"]
-    value: str | int | None = None
-    weight: float = Field(gt=0)
-
-    @field_validator("locator")
-    @classmethod
-    def _locator(cls, value: dict[str, str]) -> dict[str, str]:
-        keys = set(value)
-        allowed = [{"role"}, {"role", "name"}, {"text"}, {"test_id"}, {"css"}]
-        if keys not in allowed:
-            raise ValueError("use one of {role[, name]}, {text}, {test_id}, {css}")
-        return value
-
-
-Dimension = Literal["global_visual", "functional"]
-
-
-class Grading(Versioned):
-    """sealed/grading.yaml: checks and per-dimension weights, never shown to a Candidate."""
-
-    assertions: list[Assertion] = Field(default_factory=list)
-    weights: dict[Dimension, float]
-
-    @field_validator("weights")
-    @classmethod
-    def _sum_to_one(cls, value: dict[str, float]) -> dict[str, float]:
-        total = sum(value.values())
-        if abs(total - 1.0) > 1e-9:
-            raise ValueError(f"weights must sum to 1, they sum to {total:g}")
-        return value
+    @model_validator(mode="after")
+    def _known_packages(self) -> Provenance:
+        known = {self.package} | {p.package for p in self.packages}
+        for artifact in self.artifacts:
+            if artifact.authored and artifact.package is not None:
+                raise ValueError(f"{artifact.path}: an authored file names no package")
+            if artifact.package is not None and artifact.package not in known:
+                raise ValueError(
+                    f"{artifact.path}: package {artifact.package!r} is not pinned; "
+                    f"add it to packages (pinned: {sorted(known)})"
+                )
+        return self

@@ -3,7 +3,6 @@ the refs of what it stored; the runner in ``cells`` handles keys, reuse and poin
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import tempfile
@@ -12,11 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from PIL import Image
 
 from recon.curate import compose_workspace, freeze_evidence
 from recon.errors import HarnessError
-from recon.model import AttemptRecord, Egress, Entry, Ref, ReleaseResult
+from recon.model import AttemptRecord, Egress, Entry, Ref, ReleaseResult, Viewport
+from recon.model.contract import VIEWPORTS
 from recon.pipeline.cells import Cell, Produced, Runtime
 from recon.pipeline.matrix import Point
 from recon.release.aggregate import Graded, aggregate
@@ -190,7 +189,11 @@ def oracle(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
     return Produced({"captures": _tree(put_files(rt.store, files))}, timings=timings)
 
 
-def _valid_build(rt: Runtime, cell: Cell) -> str | None:
+def _build(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> str | None:
+    """The tree to render: the reference's or the starter's (given as an extra input),
+    or the attempt's build when the attempt is valid (None otherwise)."""
+    if "build" in inputs:
+        return inputs["build"]
     pointer = rt.read_pointer(cell.deps["attempt"])
     record = rt.store.read_json(pointer.outputs["record"].digest)
     if record["outcome"] != "valid":
@@ -203,7 +206,7 @@ def _skipped(rt: Runtime, name: str, why: str) -> Produced:
 
 
 def capture(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
-    build = _valid_build(rt, cell)
+    build = _build(rt, cell, inputs)
     if build is None:
         return _skipped(rt, "captures", "attempt is not valid")
     files, timings = _render(rt, build, [_point(raw) for raw in cell.params["points"]])
@@ -211,56 +214,161 @@ def capture(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
 
 
 def probe(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
-    from recon.render import Check, run_checks
+    """Sealed assertions at every contract viewport (the route's default state), the
+    preservation checks at the first viewport, and every workflow with its checkpoints."""
     from recon.render import Viewport as RenderViewport
+    from recon.render import run_checks, run_workflow
 
-    build = _valid_build(rt, cell)
+    build = _build(rt, cell, inputs)
     if build is None:
         return _skipped(rt, "results", "attempt is not valid")
     grading = rt.project.cases[cell.params["case"]].grading
-    checks = [Check(a.id, dict(a.locator), a.expect, a.value) for a in grading.assertions]
-    pt = _point(cell.params["point"])
-    vp = RenderViewport(pt.viewport.name, pt.viewport.width, pt.viewport.height)
+    plan = cell.params["plan"]
     read = tree_reader(rt.store, build)
-    results = rt.render(lambda browser: run_checks(browser, read, pt.route, vp, checks))
-    rows = [{"id": r.id, "passed": r.passed, "observed": r.observed} for r in results]
-    return Produced({"results": _blob(rt, {"checks": rows})})
+    viewports = [Viewport.model_validate(v) for v in plan["viewports"]]
+
+    def render_viewport(vp: Viewport) -> RenderViewport:
+        return RenderViewport(vp.name, vp.width, vp.height)
+
+    assertions: dict[str, list[dict[str, Any]]] = {}
+    for i, vp in enumerate(viewports):
+        checks = list(grading.assertions)
+        if i == 0:
+            checks += grading.preservation.assertions
+        job = partial(
+            run_checks, read=read, route=plan["route"], viewport=render_viewport(vp),
+            assertions=checks,
+        )  # fmt: skip
+        assertions[vp.name] = [r.row() for r in rt.render(job)]
+    first = viewports[0].name
+    protected = {a.id for a in grading.preservation.assertions}
+    results: dict[str, Any] = {
+        "assertions": {
+            name: [r for r in rows if r["id"] not in protected or name != first]
+            for name, rows in assertions.items()
+        },
+        "preservation": [r for r in assertions[first] if r["id"] in protected],
+        "workflows": {},
+        "failures": {},
+    }
+    shots: dict[str, bytes] = {}
+    for wf in grading.workflows:
+        vp = VIEWPORTS[wf.viewport]
+        run = rt.render(partial(run_workflow, read=read, workflow=wf, viewport=render_viewport(vp)))
+        results["workflows"].update(run.rows)
+        if run.failure is not None:
+            results["failures"][wf.id] = run.failure
+        shots.update({f"{k}.png": png for k, png in run.screenshots.items() if png})
+    outputs = {"results": _blob(rt, results), "checkpoints": _tree(put_files(rt.store, shots))}
+    return Produced(outputs)
 
 
-def _png(rt: Runtime, tree: str, point_id: str) -> np.ndarray:
+def _files(rt: Runtime, tree: str) -> dict[str, bytes]:
+    return {path: rt.store.read_bytes(f.digest) for path, f in tree_files(rt.store, tree).items()}
+
+
+def _views(rt: Runtime, tree: str, points: list[Point]) -> dict[str, Any]:
+    from recon.grade.attempt import View, decode_png
+
     files = tree_files(rt.store, tree)
-    data = rt.store.read_bytes(files[f"{point_id}/{PNG}"].digest)
-    return np.asarray(Image.open(io.BytesIO(data)).convert("RGB"))
+
+    def read(pid: str, name: str) -> bytes:
+        ref = files.get(f"{pid}/{name}")
+        return rt.store.read_bytes(ref.digest) if ref is not None else b""
+
+    views = {}
+    for pt in points:
+        status = json.loads(read(pt.id, "status.json") or b"{}")
+        image = decode_png(read(pt.id, PNG))
+        failure = status.get("failure") or (None if image is not None else "no screenshot")
+        views[pt.id] = View(
+            point=pt.id,
+            route=pt.route,
+            viewport=pt.viewport.name,
+            width=pt.viewport.width,
+            height=pt.viewport.height,
+            state=pt.state,
+            image=None if failure else image,
+            dom=json.loads(read(pt.id, "dom.json") or b"[]"),
+            network=json.loads(read(pt.id, "network.json") or b"[]"),
+            failure=failure,
+        )
+    return views
+
+
+def _probed(rt: Runtime, results: str, checkpoints: str) -> Any:
+    from recon.grade.attempt import Probed, decode_png
+
+    raw = rt.store.read_json(results)
+    shots = {}
+    for path, data in _files(rt, checkpoints).items():
+        image = decode_png(data)
+        if image is not None:
+            shots[path.removesuffix(".png")] = image
+    return Probed(
+        assertions=raw["assertions"],
+        preservation=raw["preservation"],
+        workflows=raw["workflows"],
+        screenshots=shots,
+        failures=raw["failures"],
+    )
+
+
+def _served(rt: Runtime, build: str, views: dict[str, Any]) -> dict[str, bytes]:
+    """The bytes the page was served, by URL (from the capture's network logs)."""
+    from urllib.parse import urlsplit
+
+    from recon.render.serve import build_path
+
+    files = tree_files(rt.store, build)
+    served: dict[str, bytes] = {}
+    for view in views.values():
+        for url, outcome in view.network:
+            ref = files.get(build_path(urlsplit(url).path))
+            if outcome == "served" and ref is not None and url not in served:
+                served[url] = rt.store.read_bytes(ref.digest)
+    return served
+
+
+def _evidence(rt: Runtime, bundle: str) -> dict[str, np.ndarray]:
+    from recon.grade.attempt import decode_png
+
+    found = {}
+    for path, f in tree_files(rt.store, bundle).items():
+        parts = path.split("/")
+        if len(parts) == 2 and parts[0] == "evidence" and parts[1].endswith(".png"):
+            image = decode_png(rt.store.read_bytes(f.digest))
+            if image is not None:
+                found[parts[1]] = image
+    return found
 
 
 def grade(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
-    from recon.grade import compose, functional, mean
-    from recon.grade.global_visual import score as global_visual
+    from recon.grade.attempt import Build
+    from recon.grade.attempt import grade as grade_attempt
 
-    if _valid_build(rt, cell) is None:
+    build = _build(rt, cell, inputs)
+    if build is None:
         return _skipped(rt, "grade", "attempt is not valid")
-    grading = rt.project.cases[cell.params["case"]].grading
-    captures = inputs["capture.captures"]
-    visual: dict[str, Any] = {}
-    for raw in cell.params["points"]:
-        pid = _point(raw).id
-        result = global_visual(
-            _png(rt, captures, pid), _png(rt, inputs[f"oracle.{pid}.captures"], pid)
-        )
-        visual[pid] = {"score": result.score, "terms": result.terms}
-    checks = rt.store.read_json(inputs["probe.results"])["checks"]
-    passed = {c["id"]: bool(c["passed"]) for c in checks}
-    dims = {
-        "global_visual": mean([v["score"] for v in visual.values()]),
-        "functional": functional(passed, {a.id: a.weight for a in grading.assertions}),
-    }
-    composed = compose(dims, {str(k): v for k, v in grading.weights.items()})
-    table = {
-        "dimensions": dims,
-        "arithmetic": composed.arithmetic,
-        "total": composed.total,
-        "details": {"global_visual": visual, "functional": checks},
-    }
+    loaded = rt.project.cases[cell.params["case"]]
+    pts = [_point(raw) for raw in cell.params["points"]]
+    reference_views: dict[str, Any] = {}
+    for pt in pts:
+        reference_views.update(_views(rt, inputs[f"oracle.{pt.id}.captures"], [pt]))
+    candidate_views = _views(rt, inputs["capture.captures"], pts)
+
+    def probed(dep: str) -> Any:
+        return _probed(rt, inputs[f"{dep}.results"], inputs[f"{dep}.checkpoints"])
+
+    table = grade_attempt(
+        loaded.grading,
+        Build(candidate_views, probed("probe")),
+        Build(reference_views, probed("reference-probe")),
+        Build(_views(rt, inputs["starter-capture.captures"], pts), probed("starter-probe")),
+        first_viewport=pts[0].viewport.name,
+        evidence=_evidence(rt, inputs["evidence.bundle"]),
+        served=_served(rt, build, candidate_views),
+    )
     return Produced({"grade": _blob(rt, table)})
 
 
@@ -322,6 +430,13 @@ def evidence_extra(rt: Runtime, public: Path) -> dict[str, str]:
 
 def oracle_extra(rt: Runtime, reference: Path) -> dict[str, str]:
     return {"reference": put_tree(rt.store, reference)}
+
+
+def build_extra(rt: Runtime, root: Path) -> dict[str, str]:
+    """A case's own build (reference or starter) as the ``build`` input; a starter with
+    no output folder is an empty build (every route of it is missing)."""
+    tree = put_tree(rt.store, root) if root.is_dir() else put_files(rt.store, {})
+    return {"build": tree}
 
 
 def image_recipe() -> dict[str, Any]:

@@ -98,20 +98,42 @@ class Graph:
         params = {"case": case.id, "point": point, "browser": self.browser}
         return self._cell("oracle", f"{case.id}.{point_id}", params, {}, files)
 
+    def _grading(self, case: LoadedCase) -> tuple[str, str]:
+        path = str(case.grading_file)
+        return path, self._digest(path)
+
+    def _probe(self, name: str, case: LoadedCase, deps: dict[str, Cell], **more: Any) -> Cell:
+        grading, gdigest = self._grading(case)
+        plan = {
+            "route": case.contract.routes[0],
+            "viewports": [vp.model_dump(mode="json") for vp in case.contract.viewports],
+        }
+        params = {"case": case.id, "plan": plan, "grading": gdigest, "browser": self.browser}
+        files = [grading, *more.pop("files", [])]
+        return self._cell("probe", name, {**params, **more}, deps, files)
+
+    def baseline(self, case: LoadedCase, which: str) -> dict[str, Cell]:
+        """The reference's or the starter's own probe (and the starter's captures): what
+        an attempt is compared with, rendered once per case. Their trees come in as the
+        cell's extra input ``build`` (see :meth:`Pipeline._extra`)."""
+        root = case.reference if which == "reference" else case.starter_build
+        files = [str(p) for p in sorted(root.rglob("*")) if p.is_file()]
+        cells = {f"{which}-probe": self._probe(f"{case.id}.{which}", case, {}, build=which,
+                                              files=files)}  # fmt: skip
+        if which == "starter":
+            params = {"points": _point_params(case), "browser": self.browser, "build": which}
+            cells["starter-capture"] = self._cell(
+                "capture", f"{case.id}.starter", {**params, "case": case.id}, {}, files
+            )
+        return cells
+
     def graded(self, attempt: Cell, case: LoadedCase) -> tuple[Cell, Cell]:
         pts = _point_params(case)
-        grading = str(case.grading_file)
-        gdigest = self._digest(grading)
+        grading, gdigest = self._grading(case)
         capture = self._cell(
             "capture", attempt.name, {"points": pts, "browser": self.browser}, {"attempt": attempt}
         )
-        probe = self._cell(
-            "probe",
-            attempt.name,
-            {"case": case.id, "point": pts[0], "grading": gdigest, "browser": self.browser},
-            {"attempt": attempt},
-            [grading],
-        )
+        probe = self._probe(attempt.name, case, {"attempt": attempt})
         oracles = {}
         for raw, pt in zip(pts, points(case.contract), strict=True):
             oracles[f"oracle.{pt.id}"] = self.oracle(case, raw, pt.id)
@@ -119,7 +141,15 @@ class Graph:
             "grade",
             attempt.name,
             {"case": case.id, "points": pts, "grading": gdigest},
-            {"attempt": attempt, "capture": capture, "probe": probe, **oracles},
+            {
+                "attempt": attempt,
+                "capture": capture,
+                "probe": probe,
+                "evidence": self.evidence(case),
+                **oracles,
+                **self.baseline(case, "reference"),
+                **self.baseline(case, "starter"),
+            },
             [grading],
         )
         return capture, grade

@@ -22,7 +22,7 @@ CODE_PATHS: dict[str, tuple[str, ...]] = {
     "attempt": (),
     "oracle": ("render",),
     "capture": ("render",),
-    "probe": ("render",),
+    "probe": ("render", "grade/workflow.py"),
     "grade": ("grade",),
     "aggregate": ("release/aggregate.py",),
     "site": ("site",),

@@ -34,6 +34,11 @@ class LoadedCase:
         return self.sealed / "reference"
 
     @property
+    def starter_build(self) -> Path:
+        """The starter workspace's build output: the "before" of preservation checks."""
+        return self.public / "starter" / self.contract.build.output
+
+    @property
     def grading_file(self) -> Path:
         return self.sealed / "grading.yaml"
 

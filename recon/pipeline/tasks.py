@@ -15,7 +15,7 @@ from doit.tools import config_changed
 from recon.errors import ReconError
 from recon.pipeline.cells import Cell, Runtime, run_cell, walk
 from recon.pipeline.checker import blake3_checker
-from recon.pipeline.compute import COMPUTE, evidence_extra, oracle_extra
+from recon.pipeline.compute import COMPUTE, build_extra, evidence_extra, oracle_extra
 from recon.pipeline.graph import Graph
 from recon.pipeline.project import Project
 from recon.store import checkout_tree, digest_json, write_atomic
@@ -90,6 +90,12 @@ class Pipeline:
             return evidence_extra(self.rt, self.project.cases[cell.name].public)
         if cell.kind == "oracle":
             return oracle_extra(self.rt, self.project.cases[cell.params["case"]].reference)
+        which = cell.params.get("build")
+        if which is not None:  # a case's own reference or starter, rendered for comparison
+            case = self.project.cases[cell.params["case"]]
+            return build_extra(
+                self.rt, case.reference if which == "reference" else case.starter_build
+            )
         return {}
 
     def _release_task(self, rid: str, root: Cell) -> dict[str, Any]:

@@ -3,14 +3,14 @@
 ``open_browser`` launches chromium with the pinned fonts; ``capture`` takes deterministic
 stills of one matrix point (route, viewport, state steps) of a build; ``record_motion``
 steps page time through a transition frame by frame; ``run_checks`` evaluates sealed
-functional checks from the playwright side.
+checks (assertions, workflows) from the playwright side.
 """
 
 from recon.render.browser import CHROMIUM, LAUNCH_ARGS, browser_version, open_browser
 from recon.render.capture import ORIGIN, Capture, NetworkEvent, Reader, Viewport, capture
 from recon.render.motion import Motion, record_motion
 from recon.render.pool import BrowserPool
-from recon.render.probe import Check, CheckResult, run_checks
+from recon.render.probe import CheckResult, WorkflowRun, run_checks, run_workflow
 
 __all__ = [
     "CHROMIUM",
@@ -18,15 +18,16 @@ __all__ = [
     "ORIGIN",
     "BrowserPool",
     "Capture",
-    "Check",
     "CheckResult",
     "Motion",
     "NetworkEvent",
     "Reader",
     "Viewport",
+    "WorkflowRun",
     "browser_version",
     "capture",
     "open_browser",
     "record_motion",
     "run_checks",
+    "run_workflow",
 ]

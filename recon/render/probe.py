@@ -1,50 +1,48 @@
-"""Sealed functional checks, evaluated from the playwright side.
+"""Sealed checks, evaluated from the playwright side: assertions and workflows.
 
-Checks are resolved with playwright locators, which run in playwright's own isolated
-world: no check definition is ever injected into the page, and a page that overrides
-DOM APIs (``document.querySelector``, ``getBoundingClientRect``...) cannot change the
-outcome. A check that fails or times out is a failed result, never an exception.
+Elements are found with playwright locators (accessible role and name, label, text, test
+id, css), which playwright resolves in its own isolated world; values are read by
+playwright too (inner text, attributes, input values, bounding boxes). The one reading
+that needs a script, a computed CSS property, runs in the harness's isolated world
+(:class:`recon.render.snapshot.IsolatedWorld`) on the element found at the centre of the
+locator's box. No check definition is ever injected into the page, and a page that
+overrides DOM APIs (``document.querySelector``, ``getBoundingClientRect``,
+``getComputedStyle``, ``fetch``...) cannot change an outcome. A check that fails or
+times out is a failed result, never an exception.
+
+A workflow replays its steps in one page; at each checkpoint its assertions are
+evaluated and a viewport screenshot is kept; a ``preserve`` checkpoint is then reloaded
+(or navigated to ``navigate_to``) and evaluated again. Rows are keyed by
+:func:`recon.grade.workflow.key`. A failed step ends the workflow: later checkpoints get
+no rows (the grade counts them as not reached).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 from playwright.sync_api import Browser, Locator, Page
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from recon.errors import ConfigError
-from recon.render.page import Reader, Viewport, load, open_page
+from recon.model.grading import Assertion, Checkpoint, Step, Workflow
+from recon.model.grading import Locator as Spec
+from recon.render.page import (
+    Reader,
+    Session,
+    Viewport,
+    first_line,
+    guard,
+    load,
+    open_page,
+    settle_step,
+)
 
-LOCATOR_SHAPES = ({"role"}, {"role", "name"}, {"text"}, {"test_id"}, {"css"})
-EXPECTS = ("visible", "count", "text")
-
-
-@dataclass(frozen=True)
-class Check:
-    """One check: ``locator`` is {"role", "name"?} | {"text"} | {"test_id"} | {"css"}."""
-
-    id: str
-    locator: dict[str, str]
-    expect: str  # "visible" | "count" | "text" (first match's inner text contains value)
-    value: str | int | None = None
-
-    def __post_init__(self) -> None:
-        where = f"check {self.id!r}"
-        if set(self.locator) not in LOCATOR_SHAPES or not all(
-            isinstance(v, str) for v in self.locator.values()
-        ):
-            shapes = ", ".join("+".join(sorted(s)) for s in LOCATOR_SHAPES)
-            raise ConfigError(f"{where}: locator: keys must be one of {shapes}, with str values")
-        if self.expect not in EXPECTS:
-            raise ConfigError(f"{where}: expect: must be one of {', '.join(EXPECTS)}")
-        if self.expect == "count" and (type(self.value) is not int):
-            raise ConfigError(f"{where}: value: an int is required for expect=count")
-        if self.expect == "text" and not isinstance(self.value, str):
-            raise ConfigError(f"{where}: value: a str is required for expect=text")
+SETTLE_MS = 5000
+TIMEOUT_MS = 1000
 
 
 @dataclass(frozen=True)
@@ -53,61 +51,246 @@ class CheckResult:
     passed: bool
     observed: str
 
+    def row(self) -> dict[str, Any]:
+        return {"id": self.id, "passed": self.passed, "observed": self.observed}
+
+
+@dataclass
+class WorkflowRun:
+    """Rows per checkpoint key, the viewport PNG at each checkpoint, and what went wrong."""
+
+    rows: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    screenshots: dict[str, bytes] = field(default_factory=dict)
+    failure: str | None = None
+    page_failures: list[str] = field(default_factory=list)
+
 
 def run_checks(
     browser: Browser,
     read: Reader,
     route: str,
     viewport: Viewport,
-    checks: Sequence[Check],
+    assertions: Sequence[Assertion],
     *,
-    settle_ms: int = 5000,
-    timeout_ms: int = 1000,
+    settle_ms: int = SETTLE_MS,
+    timeout_ms: int = TIMEOUT_MS,
 ) -> list[CheckResult]:
-    """Load ``route`` as :func:`recon.render.capture` does, then evaluate each check."""
+    """Load ``route`` as :func:`recon.render.capture` does, then evaluate each assertion."""
     with open_page(browser, read, viewport) as session:
         load(session, route, settle_ms)
-        return [_run(session.page, check, timeout_ms) for check in checks]
+        return [check(session, a, timeout_ms) for a in assertions]
 
 
-def _run(page: Page, check: Check, timeout_ms: int) -> CheckResult:
-    locator = _locate(page, check.locator)
+def run_workflow(
+    browser: Browser,
+    read: Reader,
+    workflow: Workflow,
+    viewport: Viewport,
+    *,
+    settle_ms: int = SETTLE_MS,
+    timeout_ms: int = TIMEOUT_MS,
+) -> WorkflowRun:
+    run = WorkflowRun()
+    with open_page(browser, read, viewport) as session:
+        load(session, workflow.route, settle_ms)
+        for index, item in enumerate(workflow.steps):
+            if isinstance(item, Checkpoint):
+                _checkpoint(session, workflow, item, run, settle_ms, timeout_ms)
+                continue
+            problem = _step(session, item, workflow.route, settle_ms, timeout_ms)
+            if problem is not None:
+                run.failure = f"steps[{index}] {item.action}: {problem}"
+                break
+        run.page_failures = list(session.failures)
+    return run
+
+
+def _checkpoint(
+    session: Session,
+    workflow: Workflow,
+    cp: Checkpoint,
+    run: WorkflowRun,
+    settle_ms: int,
+    timeout_ms: int,
+) -> None:
+    from recon.grade.workflow import key
+
+    here = key(workflow.id, cp.id)
+    run.rows[here] = [check(session, a, timeout_ms).row() for a in cp.assertions]
+    run.screenshots[here] = _screenshot(session)
+    if cp.preserve is None:
+        return
+    route = workflow.route if cp.preserve == "reload" else str(cp.navigate_to)
+    load(session, route, settle_ms)
+    again = key(workflow.id, cp.id, preserved=True)
+    run.rows[again] = [check(session, a, timeout_ms).row() for a in cp.assertions]
+
+
+def _screenshot(session: Session) -> bytes:
     try:
-        passed, observed = _EXPECT[check.expect](locator, check.value, timeout_ms)
+        with guard(session):
+            return session.page.screenshot(animations="disabled", caret="hide")
+    except PlaywrightError as exc:
+        session.failures.append(f"checkpoint screenshot failed: {first_line(exc)}")
+        return b""
+
+
+def _step(session: Session, step: Step, route: str, settle_ms: int, timeout_ms: int) -> str | None:
+    """Apply one workflow step and let the page settle; the failure, if any, as text."""
+    page = session.page
+    try:
+        if step.action == "goto":
+            load(session, str(step.value), settle_ms)
+            return None
+        if step.action == "reload":
+            load(session, route, settle_ms)
+            return None
+        _ACTIONS[step.action](page, step, timeout_ms)
+    except PlaywrightError as exc:
+        return first_line(exc)
+    settle_step(session, timeout_ms)
+    return None
+
+
+def _click(page: Page, step: Step, timeout_ms: int) -> None:
+    locate(page, _spec(step)).click(timeout=timeout_ms)
+
+
+def _fill(page: Page, step: Step, timeout_ms: int) -> None:
+    locate(page, _spec(step)).fill(step.value or "", timeout=timeout_ms)
+
+
+def _press(page: Page, step: Step, timeout_ms: int) -> None:
+    if step.locator is not None:
+        locate(page, step.locator).press(step.value or "", timeout=timeout_ms)
+    else:
+        page.keyboard.press(step.value or "")
+
+
+def _hover(page: Page, step: Step, timeout_ms: int) -> None:
+    locate(page, _spec(step)).hover(timeout=timeout_ms)
+
+
+def _scroll(page: Page, step: Step, timeout_ms: int) -> None:
+    if step.locator is not None:
+        locate(page, step.locator).scroll_into_view_if_needed(timeout=timeout_ms)
+    else:
+        page.mouse.wheel(0, float(step.value or 0))
+
+
+def _wait_for(page: Page, step: Step, timeout_ms: int) -> None:
+    locate(page, _spec(step)).first.wait_for(state="visible", timeout=timeout_ms)
+
+
+_ACTIONS: dict[str, Callable[[Page, Step, int], None]] = {
+    "click": _click,
+    "fill": _fill,
+    "press": _press,
+    "hover": _hover,
+    "scroll": _scroll,
+    "wait_for": _wait_for,
+}
+
+
+def _spec(step: Step) -> Spec:
+    assert step.locator is not None, "the grading model requires a locator here"
+    return step.locator
+
+
+def locate(page: Page, spec: Spec) -> Locator:
+    """The playwright locator of a sealed locator; names and texts match exactly (after
+    whitespace normalisation), as the contract's steps do."""
+    if spec.role is not None:
+        return page.get_by_role(cast(Any, spec.role), name=spec.name, exact=spec.name is not None)
+    if spec.label is not None:
+        return page.get_by_label(spec.label, exact=True)
+    if spec.text is not None:
+        return page.get_by_text(spec.text, exact=True)
+    if spec.test_id is not None:
+        return page.get_by_test_id(spec.test_id)
+    return page.locator(str(spec.css))
+
+
+def check(session: Session, assertion: Assertion, timeout_ms: int = TIMEOUT_MS) -> CheckResult:
+    """Evaluate one assertion in the session's current page."""
+    try:
+        locator = locate(session.page, assertion.locator)
+        if assertion.expect not in ("count", "hidden") and locator.count() == 0:
+            # The page has settled (load, quiet network, fonts): waiting would only cost time.
+            return CheckResult(assertion.id, False, "no matching element")
+        passed, observed = _EXPECT[assertion.expect](session, locator, assertion, timeout_ms)
     except PlaywrightTimeoutError:
         passed, observed = False, f"timeout after {timeout_ms} ms"
     except PlaywrightError as exc:
-        passed, observed = False, f"error: {exc.message.splitlines()[0] if exc.message else exc}"
-    return CheckResult(check.id, passed, observed)
+        passed, observed = False, f"error: {first_line(exc)}"
+    return CheckResult(assertion.id, passed, observed[:200])
 
 
-def _locate(page: Page, spec: dict[str, str]) -> Locator:
-    if "role" in spec:
-        return page.get_by_role(cast(Any, spec["role"]), name=spec.get("name"))
-    if "text" in spec:
-        return page.get_by_text(spec["text"])
-    if "test_id" in spec:
-        return page.get_by_test_id(spec["test_id"])
-    return page.locator(spec["css"])
-
-
-def _visible(locator: Locator, _value: object, timeout_ms: int) -> tuple[bool, str]:
-    locator.first.wait_for(state="visible", timeout=timeout_ms)
+def _visible(_s: Session, loc: Locator, _a: Assertion, timeout_ms: int) -> tuple[bool, str]:
+    loc.first.wait_for(state="visible", timeout=timeout_ms)
     return True, "visible"
 
 
-def _count(locator: Locator, value: object, _timeout_ms: int) -> tuple[bool, str]:
-    found = locator.count()
-    return found == value, str(found)
+def _hidden(_s: Session, loc: Locator, _a: Assertion, _timeout_ms: int) -> tuple[bool, str]:
+    shown = sum(1 for i in range(loc.count()) if loc.nth(i).is_visible())
+    return shown == 0, "hidden" if shown == 0 else f"{shown} visible"
 
 
-def _text(locator: Locator, value: object, timeout_ms: int) -> tuple[bool, str]:
-    text = locator.first.inner_text(timeout=timeout_ms)
-    return str(value) in text, text[:200]
+def _count(_s: Session, loc: Locator, a: Assertion, _timeout_ms: int) -> tuple[bool, str]:
+    found = loc.count()
+    return found == int(cast(int, a.value)), str(found)
 
 
-_EXPECT: dict[str, Callable[[Locator, object, int], tuple[bool, str]]] = {
+def _text(_s: Session, loc: Locator, a: Assertion, timeout_ms: int) -> tuple[bool, str]:
+    text = " ".join(loc.first.inner_text(timeout=timeout_ms).split())
+    return " ".join(str(a.value).split()) in text, text
+
+
+def _attribute(_s: Session, loc: Locator, a: Assertion, timeout_ms: int) -> tuple[bool, str]:
+    got = loc.first.get_attribute(str(a.name), timeout=timeout_ms)
+    return got == str(a.value), "absent" if got is None else got
+
+
+def _value(_s: Session, loc: Locator, a: Assertion, timeout_ms: int) -> tuple[bool, str]:
+    got = loc.first.input_value(timeout=timeout_ms)
+    return got == str(a.value), got
+
+
+def _css(session: Session, loc: Locator, a: Assertion, timeout_ms: int) -> tuple[bool, str]:
+    first = loc.first
+    first.scroll_into_view_if_needed(timeout=timeout_ms)
+    box = first.bounding_box(timeout=timeout_ms)
+    if box is None:
+        return False, "no box"
+    args = json.dumps([box["x"], box["y"], box["width"], box["height"], str(a.name)])
+    with guard(session):
+        got = session.world.evaluate(f"({_CSS_JS})(...{args})")
+    if got is None:
+        return False, "no element at its box"
+    return " ".join(str(got).split()) == " ".join(str(a.value).split()), str(got)
+
+
+_EXPECT: dict[str, Callable[[Session, Locator, Assertion, int], tuple[bool, str]]] = {
     "visible": _visible,
+    "hidden": _hidden,
     "count": _count,
     "text": _text,
+    "attribute": _attribute,
+    "value": _value,
+    "css": _css,
 }
+
+# In the isolated world: the element at the box's centre, then up to the one whose box is
+# the locator's box (the element itself, not a child painted over it), and its property.
+_CSS_JS = """(x, y, w, h, prop) => {
+  let el = document.elementFromPoint(x + w / 2, y + h / 2);
+  const near = (a, b) => Math.abs(a - b) < 1;
+  while (el) {
+    const r = el.getBoundingClientRect();
+    if (near(r.x, x) && near(r.y, y) && near(r.width, w) && near(r.height, h)) {
+      return getComputedStyle(el).getPropertyValue(prop);
+    }
+    el = el.parentElement;
+  }
+  return null;
+}"""

@@ -51,7 +51,7 @@ def serve(read: Reader, log: Log, broken: list[Exception], route: Route) -> None
         log(NetworkEvent(url, "blocked"))
         route.abort("blockedbyclient")
         return
-    path = _build_path(parts.path)
+    path = build_path(parts.path)
     try:
         body = read(path)
     except Exception as exc:  # a store failure must not pass for a broken page
@@ -71,7 +71,7 @@ def refuse_socket(log: Log, ws: WebSocketRoute) -> None:
     ws.close()
 
 
-def _build_path(url_path: str) -> str:
+def build_path(url_path: str) -> str:
     """URL path -> build-relative path; directories map to their ``index.html``."""
     path = unquote(url_path) or "/"
     if path.endswith("/"):

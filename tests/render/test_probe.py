@@ -1,15 +1,17 @@
-"""run_checks(): sealed checks resolved by playwright locators, immune to page overrides."""
+"""Sealed checks and workflows, resolved by playwright, immune to page overrides."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from playwright.sync_api import Browser
 
-from recon.errors import ConfigError
-from recon.render import Check, CheckResult, Reader, Viewport, run_checks
+from recon.grade.workflow import key
+from recon.model.grading import Assertion, Workflow
+from recon.render import CheckResult, Reader, Viewport, run_checks, run_workflow
 from recon.render.browser import chromium_path, open_browser
 
 needs_chromium = pytest.mark.skipif(
@@ -19,10 +21,12 @@ needs_chromium = pytest.mark.skipif(
 VIEWPORT = Viewport("small", 640, 480)
 
 PAGE = """<!doctype html><meta charset="utf-8">
+<style>h1 { color: rgb(200, 10, 10); } .item { margin: 0; }</style>
 <h1>Shop</h1>
 <nav aria-label="main"><a href="/">Home</a><a href="/cart/">Cart</a></nav>
 <ul><li class="item">apple</li><li class="item">pear</li><li class="item">plum</li></ul>
-<button data-testid="buy">Buy now</button>
+<button data-testid="buy" title="Purchase">Buy now</button>
+<label>Quantity <input value="2"></label>
 <p hidden>secret</p>
 """
 
@@ -32,20 +36,36 @@ HOSTILE = """<script>
   Element.prototype.querySelector = () => null;
   Element.prototype.getBoundingClientRect = () => new DOMRect(0, 0, 0, 0);
   Element.prototype.getClientRects = () => [];
+  Element.prototype.getAttribute = () => 'forged';
+  window.getComputedStyle = () => ({getPropertyValue: () => 'forged'});
+  window.fetch = () => Promise.reject(new Error('no'));
 </script>"""
 
+
+def a(ident: str, locator: dict[str, str], expect: str, value: Any = None, **kw: Any) -> Assertion:
+    return Assertion.model_validate(
+        {"id": ident, "locator": locator, "expect": expect, "value": value, **kw}
+    )
+
+
 CHECKS = [
-    Check("heading", {"role": "heading", "name": "Shop"}, "visible"),
-    Check("nav", {"role": "navigation", "name": "main"}, "visible"),
-    Check("text", {"text": "Buy now"}, "visible"),
-    Check("buy", {"test_id": "buy"}, "text", "Buy"),
-    Check("items", {"css": "li.item"}, "count", 3),
-    Check("links", {"role": "link"}, "count", 2),
-    Check("absent", {"text": "Checkout"}, "visible"),
-    Check("hidden", {"text": "secret"}, "visible"),
-    Check("too-many", {"css": "li.item"}, "count", 4),
-    Check("wrong-text", {"test_id": "buy"}, "text", "Sell"),
-    Check("bad-css", {"css": "li[["}, "count", 1),
+    a("heading", {"role": "heading", "name": "Shop"}, "visible"),
+    a("nav", {"role": "navigation", "name": "main"}, "visible"),
+    a("text", {"text": "Buy now"}, "visible"),
+    a("buy", {"test_id": "buy"}, "text", "Buy"),
+    a("items", {"css": "li.item"}, "count", 3),
+    a("links", {"role": "link"}, "count", 2),
+    a("title", {"test_id": "buy"}, "attribute", "Purchase", name="title"),
+    a("qty", {"label": "Quantity"}, "value", "2"),
+    a("red", {"role": "heading", "name": "Shop"}, "css", "rgb(200, 10, 10)", name="color"),
+    a("secret-hidden", {"text": "secret"}, "hidden"),
+    a("absent", {"text": "Checkout"}, "visible"),
+    a("shown", {"text": "Buy now"}, "hidden"),
+    a("too-many", {"css": "li.item"}, "count", 4),
+    a("wrong-text", {"test_id": "buy"}, "text", "Sell"),
+    a("wrong-attr", {"test_id": "buy"}, "attribute", "Sell", name="title"),
+    a("wrong-colour", {"role": "heading", "name": "Shop"}, "css", "rgb(0, 0, 0)", name="color"),
+    a("bad-css", {"css": "li[["}, "count", 1),
 ]
 EXPECTED = {
     "heading": True,
@@ -54,10 +74,16 @@ EXPECTED = {
     "buy": True,
     "items": True,
     "links": True,
+    "title": True,
+    "qty": True,
+    "red": True,
+    "secret-hidden": True,
     "absent": False,
-    "hidden": False,
+    "shown": False,
     "too-many": False,
     "wrong-text": False,
+    "wrong-attr": False,
+    "wrong-colour": False,
     "bad-css": False,
 }
 
@@ -66,7 +92,7 @@ def reader(files: dict[str, str]) -> Reader:
     return lambda path: files[path].encode() if path in files else None
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     with open_browser() as b:
         yield b
@@ -81,7 +107,8 @@ def test_checks_pass_and_fail_as_expected(browser: Browser) -> None:
     assert observed["items"] == "3"
     assert observed["too-many"] == "3"
     assert observed["wrong-text"] == "Buy now"
-    assert observed["absent"] == "timeout after 1000 ms"
+    assert observed["wrong-colour"] == "rgb(200, 10, 10)"
+    assert observed["absent"] == "no matching element"
     assert observed["bad-css"].startswith("error: ")
 
 
@@ -98,21 +125,76 @@ def test_page_overriding_dom_apis_does_not_change_results(browser: Browser) -> N
 @needs_chromium
 def test_missing_route_fails_checks_without_raising(browser: Browser) -> None:
     results = run_checks(browser, reader({}), "/", VIEWPORT, CHECKS[:1], timeout_ms=200)
-    assert results == [CheckResult("heading", False, "timeout after 200 ms")]
+    assert results == [CheckResult("heading", False, "no matching element")]
 
 
-@pytest.mark.parametrize(
-    ("locator", "expect", "value"),
-    [
-        ({"xpath": "//h1"}, "visible", None),
-        ({"role": "heading", "text": "x"}, "visible", None),
-        ({"css": "h1"}, "attribute", "x"),
-        ({"css": "h1"}, "count", "3"),
-        ({"css": "h1"}, "text", None),
-    ],
+COUNTER = """<!doctype html><meta charset="utf-8">
+<button>Add</button> <output aria-label="count">0</output>
+<script>
+  const out = document.querySelector('output');
+  const keep = %s;
+  out.textContent = keep ? (localStorage.getItem('n') || '0') : '0';
+  document.querySelector('button').addEventListener('click', () => {
+    out.textContent = String(Number(out.textContent) + 1);
+    if (keep) localStorage.setItem('n', out.textContent);
+  });
+</script>"""
+
+FLOW = Workflow.model_validate(
+    {
+        "id": "count",
+        "steps": [
+            {"action": "click", "locator": {"role": "button", "name": "Add"}},
+            {
+                "id": "one",
+                "assertions": [
+                    {"id": "n1", "locator": {"css": "output"}, "expect": "text", "value": "1"}
+                ],
+            },
+            {"action": "click", "locator": {"role": "button", "name": "Add"}},
+            {
+                "id": "two",
+                "preserve": "reload",
+                "assertions": [
+                    {"id": "n2", "locator": {"css": "output"}, "expect": "text", "value": "2"}
+                ],
+            },
+            {"action": "click", "locator": {"role": "button", "name": "Remove"}},
+            {
+                "id": "never",
+                "assertions": [{"id": "n3", "locator": {"css": "output"}, "expect": "visible"}],
+            },
+        ],
+    }
 )
-def test_malformed_check_is_a_config_error(
-    locator: dict[str, str], expect: str, value: object
-) -> None:
-    with pytest.raises(ConfigError, match="check 'bad'"):
-        Check("bad", locator, expect, value)  # type: ignore[arg-type]
+
+
+def passed(rows: list[dict[str, Any]]) -> list[bool]:
+    return [bool(r["passed"]) for r in rows]
+
+
+@pytest.mark.browser
+@needs_chromium
+def test_workflow_checkpoints_preservation_and_a_failed_step(browser: Browser) -> None:
+    kept = run_workflow(browser, reader({"index.html": COUNTER % "true"}), FLOW, VIEWPORT)
+    assert passed(kept.rows[key("count", "one")]) == [True]
+    assert passed(kept.rows[key("count", "two")]) == [True]
+    assert passed(kept.rows[key("count", "two", preserved=True)]) == [True]
+    assert key("count", "never") not in kept.rows  # the step before it failed
+    assert kept.failure is not None and kept.failure.startswith("steps[4] click:")
+    assert kept.screenshots[key("count", "one")].startswith(b"\x89PNG")
+
+    lost = run_workflow(browser, reader({"index.html": COUNTER % "false"}), FLOW, VIEWPORT)
+    assert passed(lost.rows[key("count", "two")]) == [True]
+    assert passed(lost.rows[key("count", "two", preserved=True)]) == [False]
+
+
+@pytest.mark.browser
+@needs_chromium
+def test_workflow_results_ignore_page_overrides(browser: Browser) -> None:
+    plain = run_workflow(browser, reader({"index.html": COUNTER % "true"}), FLOW, VIEWPORT)
+    hostile = run_workflow(
+        browser, reader({"index.html": HOSTILE.replace("document.querySelector = () => null;", "")
+                         + COUNTER % "true"}), FLOW, VIEWPORT
+    )  # fmt: skip
+    assert hostile.rows == plain.rows

@@ -1,0 +1,282 @@
+"""The grade of one attempt: the seven dimensions from its captures and probe records.
+
+A pure function of what the grade cell reads from the store (DESIGN §6):
+
+- ``global_visual``: the mean over every matrix point of :mod:`global_visual`; a point
+  whose capture failed (route missing, page broken) scores 0 there.
+- ``regional_visual``: :mod:`regional` on the default state of the first route, per
+  region viewport.
+- ``functional``: :mod:`functional` on the assertions probed at the contract's first
+  viewport.
+- ``responsive``: :mod:`responsive`, per contract viewport: that viewport's global
+  visual score at the default state of the first route, overflow against the
+  reference's, and the assertions probed at that viewport as layout checks.
+- ``workflow``: :mod:`workflow` on the probed checkpoints; a ``compare_oracle``
+  checkpoint's screenshot is scored with :mod:`global_visual` against the reference's
+  screenshot at the same checkpoint.
+- ``preservation``: :mod:`preservation`, "before" being the case's starter and "after"
+  the attempt: its protected assertions as probed, its protected regions passing when
+  their regional score reaches ``thresholds.region_pass``.
+- ``policy``: :mod:`policy` on the union of every point's network log, the served bytes,
+  the desktop-most default still and the evidence screenshots.
+
+``total = Σ weight × dimension`` (:func:`recon.grade.compose.compose`). The table keeps
+every dimension's terms and rows, so a run page can show how each number arose.
+"""
+
+from __future__ import annotations
+
+import io
+import posixpath
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+import numpy as np
+from PIL import Image
+
+from recon.grade import functional, global_visual, policy, preservation, regional, responsive
+from recon.grade import workflow as workflow_metric
+from recon.grade._dom import Dom
+from recon.grade.compose import compose, mean
+from recon.grade.functional import CheckRow, passed_by_id
+from recon.grade.regional import Still
+from recon.model.grading import Grading
+
+VERSION = "attempt/1"
+DEFAULT_STATE = "default"
+MAX_DECODED_PIXELS = 40_000_000
+"""Served images larger than this are measured for size but not decoded for hashing."""
+
+
+@dataclass(frozen=True)
+class View:
+    """One matrix point of one build, as captured."""
+
+    point: str
+    route: str
+    viewport: str
+    width: int
+    height: int
+    state: str
+    image: np.ndarray | None  # the full-page still; None when the capture failed
+    dom: Dom = ()
+    network: Sequence[Sequence[str]] = ()
+    failure: str | None = None
+
+
+@dataclass(frozen=True)
+class Probed:
+    """A build's probe records: assertions per viewport, preservation checks, checkpoints."""
+
+    assertions: Mapping[str, Sequence[CheckRow]] = field(default_factory=dict)
+    preservation: Sequence[CheckRow] = ()
+    workflows: Mapping[str, Sequence[CheckRow]] = field(default_factory=dict)
+    screenshots: Mapping[str, np.ndarray] = field(default_factory=dict)
+    failures: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Build:
+    """Everything graded about one build (the attempt's, the starter's or the reference's)."""
+
+    views: Mapping[str, View]
+    probed: Probed
+
+
+def grade(
+    grading: Grading,
+    candidate: Build,
+    reference: Build,
+    starter: Build,
+    *,
+    first_viewport: str,
+    evidence: Mapping[str, np.ndarray],
+    served: Mapping[str, bytes],
+) -> dict[str, Any]:
+    """The grade table of ``candidate`` against ``reference``; see the module docstring."""
+    visual = _global(candidate.views, reference.views)
+    region_stills = _stills(reference.views)
+    cand_regional = regional.score(
+        grading.regions, _stills(candidate.views, region_stills), region_stills, grading.thresholds
+    )
+    func = functional.score(grading.assertions, candidate.probed.assertions.get(first_viewport, ()))
+    resp = responsive.score(_responsive(grading, candidate, reference, visual), grading.thresholds)
+    flows = workflow_metric.score(
+        grading.workflows, candidate.probed.workflows, _checkpoint_visuals(candidate, reference)
+    )
+    start_regional = regional.score(
+        grading.regions, _stills(starter.views, region_stills), region_stills, grading.thresholds
+    )
+    kept = preservation.score(
+        grading.preservation,
+        grading.regions,
+        _protected(starter, start_regional, grading),
+        _protected(candidate, cand_regional, grading),
+    )
+    pol = _policy(grading, candidate, evidence, served)
+    results = {
+        "global_visual": (visual["score"], visual["terms"], visual["rows"], global_visual.VERSION),
+        "regional_visual": _parts(cand_regional),
+        "functional": _parts(func),
+        "responsive": _parts(resp),
+        "workflow": _parts(flows),
+        "preservation": _parts(kept),
+        "policy": _parts(pol),
+    }
+    dims = {name: float(r[0]) for name, r in results.items()}
+    composed = compose(dims, {str(k): float(v) for k, v in grading.weights.items()})
+    return {
+        "version": VERSION,
+        "dimensions": dims,
+        "arithmetic": composed.arithmetic,
+        "total": composed.total,
+        "versions": {name: r[3] for name, r in results.items()},
+        "terms": {name: r[1] for name, r in results.items()},
+        "details": {name: r[2] for name, r in results.items()},
+        "captures": {
+            pid: view.failure for pid, view in sorted(candidate.views.items()) if view.failure
+        },
+        "probe_failures": dict(sorted(candidate.probed.failures.items())),
+    }
+
+
+def _parts(result: Any) -> tuple[float, dict[str, float], list[dict[str, Any]], str]:
+    return float(result.score), dict(result.terms), list(result.rows), str(result.version)
+
+
+def _global(cand: Mapping[str, View], ref: Mapping[str, View]) -> dict[str, Any]:
+    rows: list[dict[str, Any]] = []
+    for pid, want in sorted(ref.items()):
+        got = cand.get(pid)
+        row: dict[str, Any] = {"point": pid}
+        if want.image is None:
+            row |= {"score": 0.0, "failure": f"reference capture failed: {want.failure}"}
+        elif got is None or got.image is None:
+            row |= {"score": 0.0, "failure": got.failure if got else "not captured"}
+        else:
+            result = global_visual.score(got.image, want.image)
+            row |= {"score": result.score, "terms": result.terms}
+        rows.append(row)
+    value = mean([r["score"] for r in rows])
+    terms = {"points": float(len(rows)), "failed": float(sum("failure" in r for r in rows))}
+    return {"score": value, "terms": terms | {"score": value}, "rows": rows}
+
+
+def _defaults(views: Mapping[str, View]) -> dict[str, View]:
+    """Viewport name -> the default-state view of the first route captured there."""
+    found: dict[str, View] = {}
+    for _pid, view in sorted(views.items(), key=lambda kv: kv[0]):
+        if view.state == DEFAULT_STATE and view.viewport not in found:
+            found[view.viewport] = view
+    return found
+
+
+def _blank(view: View) -> np.ndarray:
+    return np.full((max(1, view.height), max(1, view.width), 3), 255, dtype=np.uint8)
+
+
+def _stills(views: Mapping[str, View], like: Mapping[str, Still] | None = None) -> dict[str, Still]:
+    """Default stills per viewport; a failed capture is a white viewport with no DOM."""
+    stills: dict[str, Still] = {}
+    for name, view in _defaults(views).items():
+        image = view.image if view.image is not None else _blank(view)
+        stills[name] = Still(image=image, dom=view.dom if view.image is not None else ())
+    for name, ref in (like or {}).items():  # a viewport the build never rendered
+        stills.setdefault(name, Still(image=np.full_like(ref.image[:1], 255), dom=()))
+    return stills
+
+
+def _responsive(
+    grading: Grading, cand: Build, ref: Build, visual: dict[str, Any]
+) -> list[responsive.ViewportResult]:
+    by_point = {row["point"]: row["score"] for row in visual["rows"]}
+    cand_defaults = _defaults(cand.views)
+    weights = {a.id: a.weight for a in grading.assertions}
+    results = []
+    for name, want in sorted(_defaults(ref.views).items()):
+        got = cand_defaults.get(name)
+        rows = cand.probed.assertions.get(name, ())
+        results.append(
+            responsive.ViewportResult(
+                name=name,
+                width=want.width,
+                visual=by_point.get(want.point, 0.0),
+                dom=got.dom if got is not None and got.image is not None else (),
+                layout_passed=passed_by_id(rows),
+                layout_weights=weights,
+                reference_dom=want.dom,
+            )
+        )
+    return results
+
+
+def _checkpoint_visuals(cand: Build, ref: Build) -> dict[str, float]:
+    scores: dict[str, float] = {}
+    for key, want in sorted(ref.probed.screenshots.items()):
+        got = cand.probed.screenshots.get(key)
+        scores[key] = 0.0 if got is None else global_visual.score(got, want).score
+    return scores
+
+
+def _protected(build: Build, regions: regional.Regional, grading: Grading) -> dict[str, bool]:
+    passed = passed_by_id(build.probed.preservation)
+    region_ok = preservation.region_passes(regions, grading.thresholds.region_pass)
+    return passed | {rid: region_ok.get(rid, False) for rid in grading.preservation.regions}
+
+
+def _policy(
+    grading: Grading,
+    cand: Build,
+    evidence: Mapping[str, np.ndarray],
+    served: Mapping[str, bytes],
+) -> policy.PolicyScore:
+    network: list[list[str]] = []
+    seen: set[tuple[str, str]] = set()
+    for _pid, view in sorted(cand.views.items()):
+        for url, outcome in view.network:
+            if (url, outcome) not in seen:
+                seen.add((url, outcome))
+                network.append([url, outcome])
+    defaults = _defaults(cand.views)
+    widest = max(defaults.values(), key=lambda v: (v.width, v.viewport), default=None)
+    render = widest.image if widest is not None else None
+    dom = widest.dom if widest is not None and widest.image is not None else ()
+    return policy.score(
+        grading.policy,
+        network,
+        dom=dom,
+        asset_sizes={url: len(body) for url, body in served.items()},
+        images=_decoded(served),
+        render=render,
+        evidence=evidence,
+    )
+
+
+def _decoded(served: Mapping[str, bytes]) -> dict[str, np.ndarray]:
+    """Served raster images as RGB arrays (what is not a decodable raster is skipped)."""
+    images: dict[str, np.ndarray] = {}
+    for url, body in sorted(served.items()):
+        name = posixpath.basename(unquote(urlsplit(url).path)).lower()
+        if not name.endswith((".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp")):
+            continue
+        try:
+            with Image.open(io.BytesIO(body)) as img:
+                if img.width * img.height > MAX_DECODED_PIXELS:
+                    continue
+                images[url] = np.asarray(img.convert("RGB"))
+        except (OSError, ValueError, Image.DecompressionBombError):
+            continue
+    return images
+
+
+def decode_png(data: bytes) -> np.ndarray | None:
+    """A PNG as an RGB array, or None for an empty/undecodable one."""
+    if not data:
+        return None
+    try:
+        with Image.open(io.BytesIO(data)) as img:
+            return np.asarray(img.convert("RGB"))
+    except (OSError, ValueError):
+        return None

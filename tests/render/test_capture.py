@@ -116,6 +116,7 @@ def test_missing_route_is_logged_not_raised(browser: Browser) -> None:
     assert NetworkEvent(f"{ORIGIN}/nope/deeper", "missing") in shot.network
     assert any(e["text"] == "not found: /nope/deeper" for e in shot.dom)
     assert shot.full_png.startswith(b"\x89PNG")
+    assert shot.failure == "route /nope/deeper: not in the build (HTTP 404)"
 
 
 @pytest.mark.browser
@@ -192,6 +193,7 @@ def test_dom_snapshot_has_chromiums_computed_roles_and_names(browser: Browser) -
 def test_page_that_never_settles_still_captures(browser: Browser) -> None:
     shot = capture(browser, reader(DYNAMIC), "/", VIEWPORT, settle_ms=1)
     assert shot.timings["settled"] == 0.0
+    assert shot.failure is not None and "did not settle within 1 ms" in shot.failure
     assert shot.full_png.startswith(b"\x89PNG")
     assert NetworkEvent(f"{ORIGIN}/", "served") in shot.network
 

@@ -118,7 +118,7 @@ def test_strip_and_animated_webp(browser: Browser) -> None:
         Image.open(io.BytesIO(motion.frames[1])).convert("RGB").tobytes()
     )
     webp = Image.open(io.BytesIO(motion.webp))
-    assert (webp.format, webp.n_frames, webp.size) == ("WEBP", 4, (320, 200))
+    assert (webp.format, getattr(webp, "n_frames", 1), webp.size) == ("WEBP", 4, (320, 200))
     webp.seek(2)
     third = webp.convert("RGB")  # decoding the frame reads its duration
     assert webp.info["duration"] == 100
@@ -132,3 +132,9 @@ def test_a_failed_step_is_recorded(browser: Browser) -> None:
     motion = record(browser, steps=missing, frames=2, step_ms=100, step_timeout_ms=500)
     assert motion.failure is not None and motion.failure.startswith("steps[0] click {text: Close}")
     assert len(motion.frames) == 2
+
+
+def test_a_route_the_build_lacks_is_recorded(browser: Browser) -> None:
+    motion = record_motion(browser, reader({"index.html": PAGE}), "/gone/", VIEWPORT, frames=2)
+    assert motion.failure == "route /gone/: not in the build (HTTP 404)"
+    assert len(motion.frames) == 2 and motion.webp.startswith(b"RIFF")

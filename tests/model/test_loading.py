@@ -59,7 +59,7 @@ def test_real_files_have_the_expected_content() -> None:
     entry = load_yaml(Entry, ENTRY)
     assert (entry.id, entry.agent.version, entry.budget.cpus) == ("scripted-faithful", "1", 1)
     release = load_yaml(ReleaseDef, RELEASE)
-    assert release.cases == ["html5-boilerplate"]
+    assert release.cases[0] == "html5-boilerplate"
     assert (release.protocol.backend, release.protocol.formal) == ("native", False)
     grading = load_yaml(Grading, GRADING)
     assert sum(grading.weights.values()) == pytest.approx(1.0)

@@ -14,8 +14,11 @@ to the reference width, then the shorter page is white-padded at the bottom.
 - ``colour = 1 - colour_diff``: mean absolute difference of the mean RGB of
   ``CELL`` x ``CELL`` cells, over 255, weighted by cell area (edge cells are
   partial).
-- ``blank_guard``: ``BLANK_GUARD`` when the candidate is near-uniform and the
-  reference is not, else 1.
+- ``blank_guard``: ``BLANK_GUARD`` when the candidate is blank and the reference is
+  not, else 1. A page is *blank* when its luma std is below ``BLANK_LUMA_STD``; the
+  candidate is also blank when its ink (the share of pixels not of the dominant
+  colour) is below ``BLANK_INK_RATIO`` times the reference's ink — so a near-white
+  reference with one line of text still guards against an empty page.
 
 Pages are read in row bands, so extra memory is a few bands at any height.
 Every intermediate number is returned in ``GlobalVisual.terms``.
@@ -40,7 +43,7 @@ W_COLOUR = 0.3
 CELL = 32
 POOL_ABOVE_PIXELS = 4_000_000
 BLANK_LUMA_STD = 2.0
-BLANK_DOMINANT_SHARE = 0.995
+BLANK_INK_RATIO = 0.1
 BLANK_GUARD = 0.05
 LUMA_MILLI = (299, 587, 114)
 """Rec. 601 luma weights times 1000: integer luma is exact, in units of 1/1000."""
@@ -115,17 +118,18 @@ def _colour(cand: np.ndarray, ref: np.ndarray, height: int, width: int) -> dict[
 
 
 def _blank_guard(cand: np.ndarray, ref: np.ndarray) -> dict[str, float]:
-    """BLANK_GUARD when the candidate is near-uniform and the reference is not."""
+    """BLANK_GUARD when the candidate is blank and the reference is not (module docstring)."""
     terms: dict[str, float] = {}
-    uniform = {}
     for name, img in (("candidate", cand), ("reference", ref)):
-        std, share = _luma_std(img), _dominant_share(img)
-        uniform[name] = std < BLANK_LUMA_STD or share > BLANK_DOMINANT_SHARE
-        terms[f"{name}_luma_std"] = std
-        terms[f"{name}_dominant_share"] = share
-        terms[f"{name}_uniform"] = float(uniform[name])
-    blank = uniform["candidate"] and not uniform["reference"]
-    terms["blank_guard"] = BLANK_GUARD if blank else 1.0
+        terms[f"{name}_luma_std"] = _luma_std(img)
+        terms[f"{name}_ink"] = 1.0 - _dominant_share(img)
+    ref_blank = terms["reference_luma_std"] < BLANK_LUMA_STD
+    cand_blank = terms["candidate_luma_std"] < BLANK_LUMA_STD or (
+        terms["candidate_ink"] < BLANK_INK_RATIO * terms["reference_ink"]
+    )
+    terms["candidate_uniform"] = float(cand_blank)
+    terms["reference_uniform"] = float(ref_blank)
+    terms["blank_guard"] = BLANK_GUARD if cand_blank and not ref_blank else 1.0
     return terms
 
 

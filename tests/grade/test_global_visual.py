@@ -193,3 +193,15 @@ def test_ssim_refuses_widths_that_could_overflow() -> None:
     wide = np.zeros((1, _ssim.MAX_WIDTH + 1), np.int64)
     with pytest.raises(ValueError, match="wide"):
         _ssim.mean_ssim(wide, wide)
+
+
+def test_blank_page_is_guarded_against_a_near_white_reference() -> None:
+    """One line of text on white (ink 0.3%) still differs from an empty page."""
+    ref = np.full((900, 1440, 3), 255, np.uint8)
+    ref[20:38, 10:400] = 34  # a line of text
+    blank = score(np.full_like(ref, 255), ref)
+    assert blank.terms["blank_guard"] == BLANK_GUARD and blank.score < 0.06
+    moved = ref.copy()
+    moved[20:38], moved[120:138] = 255, ref[20:38]  # the same line, 100 px lower
+    shifted = score(moved, ref)
+    assert shifted.terms["blank_guard"] == 1.0 and shifted.score > blank.score

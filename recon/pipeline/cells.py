@@ -132,7 +132,10 @@ def _write_pointer(rt: Runtime, cell: Cell, key: str, outputs: dict[str, Ref], r
 
 
 def _say(what: str, cell: Cell, took: float) -> None:
-    print(f"[recon] {what:<6} {cell.id}  {took:.2f}s", file=sys.stderr, flush=True)
+    # One write per line: print() writes the text and the newline separately, and under
+    # ``doit -P thread`` two workers' lines then run into each other.
+    sys.stderr.write(f"[recon] {what:<6} {cell.id}  {took:.2f}s\n")
+    sys.stderr.flush()
 
 
 def walk(cells: list[Cell]) -> Iterator[Cell]:

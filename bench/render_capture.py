@@ -11,6 +11,10 @@
    (user + sys of this process and of every child, chromium included, read from
    ``getrusage`` once the browsers have exited). Captures per CPU-second is the
    "per core" figure: it does not depend on how many cores the machine lends.
+   Where a capture's wall time goes: the mean of ``Capture.timings`` per phase (open,
+   goto, settle, screenshots, snapshot) over the *reuse* captures, plus ``close`` (the
+   rest of the call: closing the context) and, for *launch*, the browser launch and
+   close around it.
 2. Peak memory. A generated page 20,000 px tall (text, boxes, gradients) captured at
    desktop size (full page + viewport + DOM snapshot). A thread samples every 20 ms
    the memory of this process and of all its descendants (the playwright driver and
@@ -37,8 +41,9 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from PIL import Image
@@ -53,16 +58,35 @@ CASE = REPO / "cases" / "html5-boilerplate"
 PAGE_HEIGHT = 20_000
 
 
+PHASES = ("open", "goto", "settle", "screenshots", "snapshot")
+
+
 @dataclass
 class Tally:
     captures: int = 0
     wall: float = 0.0
     cpu: float = 0.0
+    capture_ms: float = 0.0  # summed wall ms inside capture() calls
+    phases_ms: dict[str, float] = field(default_factory=dict)  # summed Capture.timings
 
     def add(self, other: Tally) -> None:
         self.captures += other.captures
         self.wall += other.wall
         self.cpu += other.cpu
+
+    def count(self, timings: dict[str, float], wall_ms: float) -> None:
+        self.capture_ms += wall_ms
+        for phase in PHASES:
+            self.phases_ms[phase] = self.phases_ms.get(phase, 0.0) + timings.get(phase, 0.0)
+
+    def mean_phases_ms(self, block_ms: float) -> dict[str, float]:
+        """Mean ms per capture: each phase, ``close`` (the rest of capture()), and the
+        rest of the timed block per capture (browser launch and close)."""
+        n = max(1, self.captures)
+        out = {phase: round(ms / n, 1) for phase, ms in self.phases_ms.items()}
+        out["close"] = round((self.capture_ms - sum(self.phases_ms.values())) / n, 1)
+        out["browser"] = round((block_ms - self.capture_ms) / n, 1)
+        return out
 
 
 def folder_reader(root: Path) -> Reader:
@@ -88,9 +112,11 @@ def measured(tally: Tally, captures: int) -> Iterator[None]:
     tally.add(Tally(captures, time.monotonic() - wall, _cpu() - cpu))
 
 
-def shoot(browser: Browser, read: Reader, point: Point) -> None:
+def shoot(browser: Browser, read: Reader, point: Point, tally: Tally) -> None:
     vp = point.viewport
+    start = time.monotonic()
     shot = capture(browser, read, point.route, Viewport(vp.name, vp.width, vp.height))
+    tally.count(shot.timings, (time.monotonic() - start) * 1000)
     if shot.failure:
         raise SystemExit(f"{point.id}: capture failed: {shot.failure}")
 
@@ -98,13 +124,13 @@ def shoot(browser: Browser, read: Reader, point: Point) -> None:
 def reuse_round(read: Reader, pts: list[Point], tally: Tally) -> None:
     with measured(tally, len(pts)), open_browser() as browser:
         for point in pts:
-            shoot(browser, read, point)
+            shoot(browser, read, point, tally)
 
 
 def launch_round(read: Reader, pts: list[Point], tally: Tally) -> None:
     for point in pts:
         with measured(tally, 1), open_browser() as browser:
-            shoot(browser, read, point)
+            shoot(browser, read, point, tally)
 
 
 def bare_round(read: Reader, pts: list[Point], tally: Tally) -> None:
@@ -212,7 +238,7 @@ class PeakSampler(threading.Thread):
         self.join()
 
 
-def peak_memory(height: int) -> dict[str, float]:
+def peak_memory(height: int) -> dict[str, Any]:
     body = tall_page(height)
     read: Reader = lambda rel: body if rel == "index.html" else None  # noqa: E731
     baseline = tree_memory(os.getpid())[0]
@@ -256,6 +282,12 @@ def main() -> None:
         }
         for name, t in tallies.items()
     }
+    phases = {
+        name: tallies[name].mean_phases_ms(tallies[name].wall * 1000)
+        for name in ("reuse", "launch")
+    }
+    for row in rates.values():
+        del row["capture_ms"], row["phases_ms"]
     ratio_cpu = rates["reuse"]["captures_per_cpu_s"] / rates["launch"]["captures_per_cpu_s"]
     ratio_wall = rates["reuse"]["captures_per_s"] / rates["launch"]["captures_per_s"]
     floor = rates["bare"]["captures_per_s"] / rates["launch"]["captures_per_s"]
@@ -268,6 +300,7 @@ def main() -> None:
         "ratio_per_cpu_s": round(ratio_cpu, 2),
         "ratio_per_wall_s": round(ratio_wall, 2),
         "bare_over_launch_per_wall_s": round(floor, 2),
+        "phases_ms_per_capture": phases,
         "memory": memory,
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -280,6 +313,8 @@ def main() -> None:
         )
     print(f"reuse / launch: {ratio_cpu:.2f}x per CPU-second, {ratio_wall:.2f}x per wall second")
     print(f"bare / launch: {floor:.2f}x per wall second (no harness work at all)")
+    for name, row in phases.items():
+        print(f"{name} ms per capture: " + ", ".join(f"{k} {v:.0f}" for k, v in row.items()))
     print(
         f"{memory['page_height_px']} px page: peak {memory['peak_pss_mib']} MiB PSS, "
         f"{memory['peak_rss_mib']} MiB RSS (python + driver + chromium; "

@@ -65,9 +65,16 @@ def capture(
     settle_ms: int = 5000,
     step_timeout_ms: int = STEP_TIMEOUT_MS,
 ) -> Capture:
-    """Render ``route`` of the build in a fresh context, apply ``steps``, take its stills."""
+    """Render ``route`` of the build in a fresh context, apply ``steps``, take its stills.
+
+    ``timings`` (wall ms) name the phases: ``open`` (context and page), ``goto`` (commit
+    and load event), ``settle`` (quiet network, clock advance, fonts and images), ``steps``,
+    ``screenshots``, ``snapshot``; closing the context comes after the capture is built.
+    """
+    start = time.monotonic()
     with open_page(browser, read, viewport) as session:
-        timings = load(session, route, settle_ms)
+        opened = ms_since(start)
+        timings = {"open": opened, **load(session, route, settle_ms)}
         if steps and session.status == 200:
             start = time.monotonic()
             after = partial(settle_step, session, step_timeout_ms)
@@ -79,7 +86,9 @@ def capture(
         full = _still(session, full_page=True)
         shown = _still(session, full_page=False)
         timings["screenshots"] = ms_since(start)
+        start = time.monotonic()
         dom = _snapshot(session)
+        timings["snapshot"] = ms_since(start)
         raise_if_broken(session)
         return Capture(
             full_png=full,

@@ -42,7 +42,9 @@ from recon.render.page import (
 )
 
 SETTLE_MS = 5000
-TIMEOUT_MS = 1000
+TIMEOUT_MS = 10_000
+"""Per action or reading on an element that exists. Generous on purpose: a missing element
+fails at once (the page has settled), so the timeout only guards a busy machine."""
 
 
 @dataclass(frozen=True)
@@ -145,6 +147,8 @@ def _step(session: Session, step: Step, route: str, settle_ms: int, timeout_ms: 
         if step.action == "reload":
             load(session, route, settle_ms)
             return None
+        if step.locator is not None and locate(page, step.locator).count() == 0:
+            return "no matching element"
         _ACTIONS[step.action](page, step, timeout_ms)
     except PlaywrightError as exc:
         return first_line(exc)

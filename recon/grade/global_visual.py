@@ -180,9 +180,9 @@ def _aligned_rows(img: np.ndarray, r0: int, r1: int, width: int) -> np.ndarray:
 def _luma(rgb: np.ndarray, pool: int) -> np.ndarray:
     """Rec. 601 luma * 1000 as int32, summed over 2x2 blocks when ``pool`` is 2."""
     r, g, b = LUMA_MILLI
-    y = rgb[..., 0].astype(np.int32) * r
-    y += rgb[..., 1].astype(np.int32) * g
-    y += rgb[..., 2].astype(np.int32) * b
+    y = np.multiply(rgb[..., 0], r, dtype=np.int32)
+    y += np.multiply(rgb[..., 1], g, dtype=np.int32)
+    y += np.multiply(rgb[..., 2], b, dtype=np.int32)
     if pool == 1:
         return y
     rows, cols = y.shape[0] // pool * pool, y.shape[1] // pool * pool
@@ -191,8 +191,12 @@ def _luma(rgb: np.ndarray, pool: int) -> np.ndarray:
 
 
 def _cell_sums(rgb: np.ndarray) -> np.ndarray:
-    """Per-cell RGB sums (int64) over CELL x CELL cells; edge cells are partial."""
-    by_rows = np.add.reduceat(rgb, np.arange(0, rgb.shape[0], CELL), axis=0, dtype=np.int64)
+    """Per-cell RGB sums (int64) over CELL x CELL cells; edge cells are partial.
+
+    A column of CELL uint8 values sums below 2**16, so the row pass adds in uint16.
+    """
+    column = np.uint16 if CELL * WHITE < 1 << 16 else np.int64
+    by_rows = np.add.reduceat(rgb, np.arange(0, rgb.shape[0], CELL), axis=0, dtype=column)
     return np.add.reduceat(by_rows, np.arange(0, rgb.shape[1], CELL), axis=1, dtype=np.int64)
 
 

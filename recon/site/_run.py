@@ -15,15 +15,16 @@ def _stem(name: str) -> str:
 
 
 def _match(point: str, names: list[str]) -> str | None:
-    """The evidence file for a matrix point: same stem, else a stem naming one of its parts."""
-    parts = point.split(".")
-    for name in names:
-        if _stem(name) == point:
-            return name
-    for name in names:
-        if _stem(name) in parts:
-            return name
-    return None
+    """The evidence file for a matrix point ``<route>.<viewport>.<state>``: the same stem,
+    else ``<viewport>--<state>.png`` (``recon curate evidence``'s state stills), else, for
+    the default state of route ``/`` only, ``<viewport>.png``. A state never borrows the
+    default still, nor another route the root's."""
+    route, viewport, state = ["", "", "", *point.rsplit(".", 2)][-3:]
+    wanted = [point, f"{viewport}--{state}"]
+    if state == "default":
+        wanted = [point, viewport] if route == "root" else [point]
+    by_stem = {_stem(name): name for name in names}
+    return next((by_stem[stem] for stem in wanted if stem in by_stem), None)
 
 
 Pair = tuple[str | None, str | None]

@@ -22,7 +22,7 @@ from recon.model.records import (
     Reliability,
     Trace,
 )
-from recon.site import build_site
+from recon.site import _run, build_site
 
 # --- factories -----------------------------------------------------------------------
 
@@ -282,3 +282,17 @@ def test_evidence_sits_beside_the_matching_capture() -> None:
     assert [name[s] for s in srcs] == [RED, GREY, GREEN, GREEN]  # desktop pair, mobile pair
     single = build_site(result, evidence, captures)["runs/alpha-home-1.html"].decode()
     assert "mobile.png (no capture)" in single
+
+
+def test_state_points_pair_with_state_evidence_only() -> None:
+    names = ["desktop.png", "desktop--menu-open.png", "mobile.png"]
+    assert _run.pairs(dict.fromkeys(names, b""), dict.fromkeys(
+        ["root.desktop.default", "root.desktop.menu-open", "root.mobile.menu-open",
+         "about.html.mobile.default"], b""
+    )) == [
+        (None, "about.html.mobile.default"),  # evidence is of route / only
+        ("desktop.png", "root.desktop.default"),
+        ("desktop--menu-open.png", "root.desktop.menu-open"),
+        (None, "root.mobile.menu-open"),  # no state evidence: never the default still
+        ("mobile.png", None),
+    ]  # fmt: skip

@@ -205,3 +205,20 @@ def test_blank_page_is_guarded_against_a_near_white_reference() -> None:
     moved[20:38], moved[120:138] = 255, ref[20:38]  # the same line, 100 px lower
     shifted = score(moved, ref)
     assert shifted.terms["blank_guard"] == 1.0 and shifted.score > blank.score
+
+
+@pytest.mark.parametrize("band_rows", [0, 13])
+def test_ssim_equals_skimage_on_a_page_pair(
+    monkeypatch: pytest.MonkeyPatch, band_rows: int
+) -> None:
+    """Chunks, bands and the equal-row shortcut give skimage's number, to rounding."""
+    ref = page(300, 200, seed=3).astype(np.int64) @ np.array([299, 587, 114])  # luma * 1000
+    cand = ref.copy()
+    cand[150:] = ref[147:-3]  # the lower half 3 px lower: the upper rows stay equal
+    cand[60, 100] += 1  # and one changed pixel among them
+    if band_rows:
+        monkeypatch.setattr(_ssim, "BAND_PIXELS", 200 * band_rows)
+        monkeypatch.setattr(_ssim, "CHUNK_PIXELS", 200 * 5)
+    ours = _ssim.mean_ssim(cand, ref, scale=1000)
+    assert 0.5 < ours < 1.0
+    assert ours == pytest.approx(skimage_ssim(cand / 1000, ref / 1000), abs=1e-9)

@@ -40,7 +40,10 @@ __all__ = ["ORIGIN", "Capture", "NetworkEvent", "Reader", "Viewport", "capture"]
 
 SHOT_TIMEOUT_MS = 30_000
 SHOT_LIMIT_S = 15.0  # page script running this far into a screenshot is terminated
-STEP_TIMEOUT_MS = 2000
+STEP_TIMEOUT_MS = 10_000
+"""Per step on an element that exists; a missing one fails at once (``run_steps``)."""
+STEP_SETTLE_MS = 2000
+"""After each step: how long to wait for the requests it made to finish."""
 BUSY_LIMIT_S = 1.0  # before the stills, a main thread busy this long is terminated
 
 
@@ -77,7 +80,7 @@ def capture(
         timings = {"open": opened, **load(session, route, settle_ms)}
         if steps and session.status == 200:
             start = time.monotonic()
-            after = partial(settle_step, session, step_timeout_ms)
+            after = partial(settle_step, session, STEP_SETTLE_MS)
             failed = run_steps(session.page, session.world.evaluate, steps, step_timeout_ms, after)
             session.failures.extend([failed] if failed else [])
             timings["steps"] = ms_since(start)

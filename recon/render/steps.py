@@ -5,7 +5,8 @@ in its own isolated world, so page script can't patch the lookup. A locator must
 exactly one element (playwright's strict mode); names and texts match exactly, after
 whitespace normalisation. An ambiguous or missing element, or one that does not
 become actionable within the step timeout, fails the step: a failed step stops the
-sequence and is returned as text, never raised.
+sequence and is returned as text, never raised. The page has settled before the steps
+run, so a locator that matches nothing fails at once rather than after the timeout.
 """
 
 from __future__ import annotations
@@ -35,7 +36,10 @@ def run_steps(
     """Apply ``steps`` in order, calling ``after_each`` after each (but the last unless
     ``after_last``); return the first failure."""
     for index, step in enumerate(steps):
+        target = step.target
         try:
+            if isinstance(target, Locator) and target.given() and locate(page, target).count() == 0:
+                return f"steps[{index}] {describe(step)}: no matching element"
             _ACTIONS[step.action](page, evaluate, step, timeout_ms)
         except PlaywrightError as exc:
             reason = exc.message.splitlines()[0] if exc.message else str(exc)

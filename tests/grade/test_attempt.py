@@ -1,0 +1,143 @@
+"""recon.grade.attempt: the seven dimensions of one attempt, assembled with every term."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from recon.grade.attempt import Build, Probed, View, grade
+from recon.grade.workflow import key
+from recon.model.grading import Grading
+from tests.grade.synthetic import WIDTH, draw, landing, recoloured, without
+
+GRADING = Grading.model_validate(
+    {
+        "schema_version": 1,
+        "regions": [{"id": "hero", "selector": "section", "viewport": "desktop"}],
+        "assertions": [
+            {"id": "title", "locator": {"role": "heading"}, "expect": "visible"},
+            {"id": "cards", "locator": {"css": "article"}, "expect": "count", "value": 3},
+        ],
+        "workflows": [
+            {
+                "id": "w",
+                "steps": [
+                    {"action": "click", "locator": {"text": "Docs"}},
+                    {
+                        "id": "docs",
+                        "compare_oracle": True,
+                        "preserve": "reload",
+                        "assertions": [
+                            {"id": "d", "locator": {"text": "Docs"}, "expect": "visible"}
+                        ],
+                    },
+                ],
+            }
+        ],
+        "preservation": {"regions": ["hero"]},
+        "weights": {
+            "global_visual": 0.3,
+            "regional_visual": 0.2,
+            "functional": 0.1,
+            "responsive": 0.1,
+            "workflow": 0.1,
+            "preservation": 0.1,
+            "policy": 0.1,
+        },
+    }
+)
+POINTS = [("root.desktop.default", "desktop", "default"), ("root.desktop.open", "desktop", "open")]
+ROWS_OK = [{"id": "title", "passed": True, "observed": ""}, {"id": "cards", "passed": True}]
+FLOW_OK = {
+    key("w", "docs"): [{"id": "d", "passed": True}],
+    key("w", "docs", preserved=True): [{"id": "d", "passed": True}],
+}
+
+
+def build(dom: list[dict[str, Any]], *, failed: str | None = None, **probed: Any) -> Build:
+    image = draw(dom)
+    views = {
+        pid: View(
+            point=pid,
+            route="/",
+            viewport=vp,
+            width=WIDTH,
+            height=900,
+            state=state,
+            image=None if failed == pid else image,
+            dom=dom,
+            network=[["http://recon.invalid/", "served"]],
+            failure="steps[0] click: no matching element" if failed == pid else None,
+        )
+        for pid, vp, state in POINTS
+    }
+    defaults: dict[str, Any] = {"assertions": {"desktop": ROWS_OK}, "workflows": FLOW_OK,
+                                "screenshots": {key("w", "docs"): image[:600]}}  # fmt: skip
+    return Build(views, Probed(**(defaults | probed)))
+
+
+REFERENCE = build(landing())
+
+
+def graded(candidate: Build, starter: Build | None = None) -> dict[str, Any]:
+    return grade(
+        GRADING,
+        candidate,
+        REFERENCE,
+        starter or build(without(landing(), 100, 900), assertions={}),
+        first_viewport="desktop",
+        evidence={},
+        served={},
+    )
+
+
+def test_the_reference_scores_exactly_one_on_every_dimension() -> None:
+    table = graded(REFERENCE)
+    assert table["total"] == 1.0
+    assert set(table["dimensions"].values()) == {1.0}
+    assert set(table["dimensions"]) == set(GRADING.weights)
+    products = [row["product"] for row in table["arithmetic"]]
+    assert sum(products) == pytest.approx(table["total"])
+    assert all(table["versions"][d] for d in table["dimensions"])
+    assert table["captures"] == {} and table["probe_failures"] == {}
+
+
+def test_each_defect_costs_its_dimension() -> None:
+    recolour = graded(build(recoloured(landing(), "section", "rgb(200, 30, 30)")))
+    assert recolour["dimensions"]["regional_visual"] < 1.0
+    assert recolour["dimensions"]["global_visual"] < 1.0
+    failing = graded(build(landing(), assertions={"desktop": ROWS_OK[:1]}))
+    assert failing["dimensions"]["functional"] == pytest.approx(0.5)
+    assert failing["dimensions"]["responsive"] < 1.0  # the assertions are layout checks too
+    lost = dict(FLOW_OK) | {key("w", "docs", preserved=True): [{"id": "d", "passed": False}]}
+    assert graded(build(landing(), workflows=lost))["dimensions"]["workflow"] == 0.5
+    # The hero region passed in the starter; losing it is a preservation break.
+    starter = build(landing(), assertions={})
+    broken = graded(build(without(landing(), 100, 380)), starter)
+    assert broken["dimensions"]["preservation"] == 0.0
+    assert graded(REFERENCE, starter)["dimensions"]["preservation"] == 1.0
+
+
+def test_a_failed_capture_scores_zero_at_that_point_and_is_recorded() -> None:
+    table = graded(build(landing(), failed="root.desktop.open"))
+    rows = {r["point"]: r for r in table["details"]["global_visual"]}
+    assert rows["root.desktop.open"]["score"] == 0.0
+    assert rows["root.desktop.default"]["score"] == 1.0
+    assert table["dimensions"]["global_visual"] == 0.5
+    assert table["captures"] == {"root.desktop.open": "steps[0] click: no matching element"}
+
+
+def test_a_blank_candidate_scores_near_zero_and_identical_inputs_repeat_bit_for_bit() -> None:
+    blank_dom = [landing()[0]]
+    blank = graded(build(blank_dom, assertions={}, workflows={}, screenshots={}))
+    assert blank["total"] < 0.35 and blank["dimensions"]["global_visual"] < 0.1
+    again = graded(build(blank_dom, assertions={}, workflows={}, screenshots={}))
+    assert again == blank
+
+
+def test_oracle_checkpoint_comparison_uses_the_screenshots() -> None:
+    other = np.full((600, WIDTH, 3), 255, np.uint8)
+    table = graded(build(landing(), screenshots={key("w", "docs"): other}))
+    assert table["dimensions"]["workflow"] < 1.0

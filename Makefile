@@ -10,14 +10,14 @@ STAMP  := $(VENV)/.recon-installed
 ENGINE  = $(PY) -c "import sys; from recon.sandbox.engine import main; sys.exit(main())"
 DEBS   := chromium fonts-dejavu-core fonts-liberation2 docker.io debootstrap
 
-.PHONY: demo test system venv engine lint bench clean-state
+.PHONY: demo test system venv engine deps lint bench clean-state
 
-demo: system venv
+demo: system venv deps
 	@$(ENGINE) || echo "make demo: no docker engine could start; the demo release uses the native backend"
 	$(VENV)/bin/doit release:demo
 	@echo "demo release: releases/demo/release.json, releases/demo/manifest.json, releases/demo/site/index.html"
 
-test: system venv
+test: system venv deps
 	@$(ENGINE) || echo "make test: no docker engine could start; the docker tier will skip and say why"
 	@$(PY) -m pytest -p no:cacheprovider; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests; that is a failure"; exit 1; fi; \
@@ -41,6 +41,16 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[dev]'
 	touch $(STAMP)
+
+# The offline dependency store (npm packages and wheels pinned in recon/sandbox/offline_deps.yaml),
+# fetched once with npm and pip: the only registry access; attempts and tests never fetch.
+DEPS_STAMP := store/deps/.fetched
+deps: $(DEPS_STAMP)
+
+$(DEPS_STAMP): recon/sandbox/offline_deps.yaml recon/sandbox/deps.py | venv
+	@command -v npm >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends npm)
+	$(VENV)/bin/recon deps fetch
+	touch $(DEPS_STAMP)
 
 lint: venv
 	$(VENV)/bin/ruff check recon tests bench dodo.py

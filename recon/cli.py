@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -108,6 +109,20 @@ def cmd_curate_evidence(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_deps_fetch(args: argparse.Namespace) -> int:
+    from recon.sandbox.deps import fetch
+
+    root = Path(args.root)
+    store = Path(os.environ.get("RECON_STORE") or root / "store")
+    done = fetch(store)
+    what = "fetched" if done.fetched else "already fetched; nothing to do:"
+    print(
+        f"{what} {done.path}: {done.npm_packages} npm package(s), {done.wheels} wheel(s), "
+        f"{done.size_bytes / 1e6:.1f} MB in {done.took_s}s"
+    )
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="recon",
@@ -167,6 +182,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     evidence.add_argument("case", help="case id")
     evidence.set_defaults(handler=cmd_curate_evidence)
+    deps = add("deps", lambda a: 0, "the offline dependency store formal attempts install from")
+    deps_sub = deps.add_subparsers(dest="deps_command", required=True, metavar="ACTION")
+    deps_fetch = deps_sub.add_parser(
+        "fetch",
+        help="fetch the pinned npm packages and wheels (recon/sandbox/offline_deps.yaml) once "
+        "into store/deps/ with npm and pip; a no-op when already there",
+    )
+    deps_fetch.set_defaults(handler=cmd_deps_fetch)
     return parser
 
 

@@ -1,6 +1,9 @@
 """recon.sandbox: attempt backends (native for development; docker for formal releases),
-the sandbox image, the Docker engine and the egress proxy."""
+the sandbox image, the offline dependency store, the Docker engine and the egress proxy."""
 
+from recon.sandbox.deps import Fetched, deps_dir, load_lock
+from recon.sandbox.deps import fetch as fetch_deps
+from recon.sandbox.deps import require as require_deps
 from recon.sandbox.docker import (
     CONTAINER_PATHS,
     ENTRY_DIR,
@@ -30,6 +33,7 @@ __all__ = [
     "EgressLog",
     "EgressProxy",
     "EngineStart",
+    "Fetched",
     "ImageBuild",
     "ImageRecipe",
     "Mount",
@@ -37,14 +41,18 @@ __all__ = [
     "allowed",
     "build_image",
     "default_recipe",
+    "deps_dir",
     "engine_client",
     "ensure_engine",
     "ensure_image",
+    "fetch_deps",
     "find_image",
+    "load_lock",
     "native_recipe",
     "parse_allow",
     "parse_trace",
     "remove_stale_containers",
+    "require_deps",
     "run_docker",
     "run_native",
 ]

@@ -7,12 +7,16 @@ sleeping; every step is an exec in it:
 
 1. the workspace arrives as a tar on a read-only staging mount and is unpacked (uid 1000);
 2. the egress bridge starts (uid 65534) on 127.0.0.1:3128, forwarding to the host proxy's
-   unix socket on the same staging mount; the agent gets ``HTTPS_PROXY``;
+   unix socket on the same staging mount; the agent gets ``HTTPS_PROXY``; with an offline
+   dependency store (mounted read-only at ``/deps``) its npm registry starts on
+   127.0.0.1:4873, and npm and pip are configured (environment) to install from it only;
 3. the agent runs (uid 1000) under the wall time the harness enforces and an output cap:
    past the cap the harness stops reading and stops the agent;
-4. processes the agent left behind, and the bridge, are killed from the host (freeze the
-   container, SIGKILL by uid, thaw);
-5. the contract's build step runs offline with the time that is left; leftovers killed;
+4. the agent's trace file, if the entry names one, is read out (capped); processes the agent
+   left behind, the bridge and the registry are killed from the host (freeze the container,
+   SIGKILL by uid, thaw);
+5. the contract's build step runs offline (the registry restarted, no bridge) with the time
+   that is left; leftovers killed;
 6. the output folder is streamed out as a tar and unpacked on the host, refusing (with a
    recorded reason) symlinks leading out of it, device files, fifos and files over the cap.
 
@@ -42,6 +46,8 @@ from requests.exceptions import RequestException
 from recon.errors import HarnessError, ReconError
 from recon.model import Budget, BuildStep, Outcome
 from recon.sandbox import engine
+from recon.sandbox.deps import MOUNT as DEPS_MOUNT
+from recon.sandbox.deps import REGISTRY_PORT
 from recon.sandbox.native import AttemptRun, parse_trace
 from recon.sandbox.proxy import EgressProxy
 from recon.sandbox.rootfs import AGENT_UID, BRIDGE_UID
@@ -53,7 +59,9 @@ ENTRY_DIR = "/entry"  # where the pipeline mounts entries/ (scripted agents), re
 PROXY_PORT = 3128
 LABEL = "recon.sandbox"
 FILE_CAP_MB = 64
+TRACE_CAP = 16 * 1024 * 1024
 _BRIDGE = Path(__file__).with_name("bridge.py")
+_REGISTRY = Path(__file__).with_name("deps_registry.py")
 _AGENT = f"{AGENT_UID}:{AGENT_UID}"
 
 # Placeholders of an entry's command inside the container (the native backend uses host paths).
@@ -63,6 +71,7 @@ CONTAINER_PATHS = {
     "evidence": f"{WORK}/evidence",
     "python": "python3",
     "entry_dir": ENTRY_DIR,
+    "trace": f"{SANDBOX}/trace/trace.json",  # where an agent writes its trajectory
 }
 
 
@@ -75,6 +84,7 @@ class DockerRun(AttemptRun):
     image_id: str = ""
     container_id: str = ""  # removed by the time the run returns
     timings: dict[str, float] = field(default_factory=dict)
+    trace_file: bytes = b""  # the agent's trajectory (``trace_file=``), secrets scrubbed
 
 
 @dataclass(frozen=True)
@@ -115,13 +125,22 @@ def run_docker(
     sealed: Sequence[Path] = (),
     client: docker.DockerClient | None = None,
     file_cap_mb: int = FILE_CAP_MB,
+    deps: Path | None = None,
+    trace_file: str | None = None,
 ) -> DockerRun:
     """Run ``command`` on a copy of ``workspace`` in a container of ``image``, then the
-    build step; unpack the build output into ``out`` (which must not exist yet)."""
+    build step; unpack the build output into ``out`` (which must not exist yet).
+
+    ``deps``: the fetched offline dependency store, mounted read-only at ``/deps``.
+    ``trace_file``: a container path the agent writes its trajectory to, read back."""
     started = time.monotonic()
     limit = min(time_limit_s, budget.wall_s)
     attempt = _Attempt(budget, limit, image, secrets, file_cap_mb, started)
+    attempt.trace_path = trace_file
     try:
+        if deps is not None:
+            mounts = [*mounts, Mount(deps, DEPS_MOUNT)]
+            attempt.registry = True
         _check_mounts(mounts, sealed)
         attempt.client = client or engine.engine_client()
         remove_stale_containers(attempt.client)
@@ -183,6 +202,9 @@ class _Attempt:
         self.allow_hosts: set[str] = set()
         self.timings: dict[str, float] = {}
         self.oom_before = 0
+        self.registry = False
+        self.trace_path: str | None = None
+        self.trace_file = b""
 
     # -- the steps --------------------------------------------------------------------
 
@@ -201,6 +223,7 @@ class _Attempt:
         self._lap("create")
         self._unpack()
         self._bridge()
+        self._registry()
         self._lap("prepare")
         self.deadline = time.monotonic() + self.limit  # harness overhead is not the agent's
         agent = self._exec(command, _AGENT, WORK, self._env(env), self.deadline)
@@ -209,6 +232,7 @@ class _Attempt:
         self._lap("agent")
         if agent.code is None:
             return self.done("timeout", f"agent exceeded the time limit of {self.limit}s", None)
+        self._read_trace()
         if agent.over_cap:
             mb = self.budget.output_mb
             why = f"agent wrote more than {mb} MB of output and was stopped"
@@ -217,6 +241,7 @@ class _Attempt:
             return self.done("missing", self._failed("agent", agent.code), agent.code)
         self._reap(AGENT_UID, BRIDGE_UID)  # leftovers, and egress: the build runs offline
         if build.command:
+            self._registry()
             step = self._exec(build.command, _AGENT, WORK, self._env(env), self.deadline)
             self.logs += b"\n== build ==\n" + self._scrub(step.log)
             self._lap("build")
@@ -238,6 +263,7 @@ class _Attempt:
         with tarfile.open(stage / "workspace.tar", "w") as tar:
             tar.add(workspace, arcname=".", filter=_own_by_agent)
         shutil.copy2(_BRIDGE, stage / "bridge.py")
+        shutil.copy2(_REGISTRY, stage / "deps_registry.py")
 
     def _create(self, stage: Path, mounts: Sequence[Mount]) -> None:
         assert self.client is not None
@@ -271,7 +297,8 @@ class _Attempt:
 
     def _unpack(self) -> None:
         script = (
-            f"mkdir -p {WORK} {SANDBOX}/home {SANDBOX}/tmp && chmod 1777 {SANDBOX}/tmp && "
+            f"mkdir -p {WORK} {SANDBOX}/home {SANDBOX}/tmp {SANDBOX}/trace && "
+            f"chmod 1777 {SANDBOX}/tmp && "
             f"tar -xf {STAGE}/workspace.tar -C {WORK} --no-same-owner"
         )
         step = self._exec(["sh", "-c", script], _AGENT, "/", {}, time.monotonic() + 120)
@@ -282,17 +309,38 @@ class _Attempt:
             )
 
     def _bridge(self) -> None:
-        """Start the loopback bridge and wait for its ``ready`` line."""
-        api = self._api()
+        """Start the loopback bridge to the egress proxy."""
         cmd = ["python3", f"{STAGE}/bridge.py", f"{STAGE}/egress.sock", str(PROXY_PORT)]
+        self._service(cmd, "egress bridge")
+
+    def _registry(self) -> None:
+        """Start the offline store's npm registry, when there is a store."""
+        if self.registry:
+            cmd = ["python3", f"{STAGE}/deps_registry.py", f"{DEPS_MOUNT}/npm", str(REGISTRY_PORT)]
+            self._service(cmd, "offline npm registry")
+
+    def _service(self, cmd: list[str], what: str) -> None:
+        """Start a harness helper (uid 65534) and wait for its ``ready`` line."""
+        api = self._api()
         ex = api.exec_create(self.container.id, cmd, user=f"{BRIDGE_UID}:{BRIDGE_UID}")
         stream = api.exec_start(ex["Id"], stream=True)
         seen = b""
-        for chunk in stream:  # ends if the bridge dies
+        for chunk in stream:  # ends if the helper dies
             seen += chunk
             if b"ready" in seen:
                 return
-        raise _Fault(f"egress bridge did not start: {seen[-300:].decode(errors='replace')}")
+        raise _Fault(f"{what} did not start: {seen[-300:].decode(errors='replace')}")
+
+    def _read_trace(self) -> None:
+        """Read the agent's trace file (at most ``TRACE_CAP`` bytes; absent: empty)."""
+        if not self.trace_path:
+            return
+        api = self._api()
+        cmd = ["sh", "-c", 'head -c "$2" -- "$1" 2>/dev/null; true', "sh", self.trace_path,
+               str(TRACE_CAP)]  # fmt: skip
+        ex = api.exec_create(self.container.id, cmd, user=_AGENT)
+        data = b"".join(out for out, _ in api.exec_start(ex["Id"], stream=True, demux=True) if out)
+        self.trace_file = self._scrub(data)
 
     def _exec(
         self, cmd: list[str], user: str, workdir: str, env: Mapping[str, str], deadline: float
@@ -458,6 +506,7 @@ class _Attempt:
         # host's 127.0.0.1 (a scripted model server in tests): then that goes through it.
         local = "localhost" if "127.0.0.1" in self.allow_hosts else "localhost,127.0.0.1"
         return {
+            **_OFFLINE_ENV,
             "HOME": f"{SANDBOX}/home",
             "TMPDIR": f"{SANDBOX}/tmp",
             "LANG": "C.UTF-8",
@@ -502,8 +551,24 @@ class _Attempt:
             outcome, reason, code, took, self.logs, out, parse_trace(self.trace_log),
             refusals=list(self.refusals), egress=self.egress, image_id=self.image_id,
             container_id=self.container.id if self.container is not None else "",
-            timings=dict(self.timings),
+            timings=dict(self.timings), trace_file=self.trace_file,
         )  # fmt: skip
+
+
+# npm and pip install from the offline store only (DESIGN §5.1). npm talks to the store's
+# registry on the container's loopback, directly; a missing package is a 404 at once.
+_OFFLINE_ENV = {
+    "npm_config_registry": f"http://127.0.0.1:{REGISTRY_PORT}/",
+    "npm_config_noproxy": "localhost,127.0.0.1",
+    "npm_config_fetch_retries": "0",
+    "npm_config_audit": "false",
+    "npm_config_fund": "false",
+    "npm_config_update_notifier": "false",
+    "PIP_NO_INDEX": "1",
+    "PIP_FIND_LINKS": f"{DEPS_MOUNT}/wheels",
+    "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+    "PIP_BREAK_SYSTEM_PACKAGES": "1",  # Debian's python3: user installs into $HOME
+}
 
 
 class _Pump(threading.Thread):

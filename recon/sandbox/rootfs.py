@@ -30,6 +30,8 @@ import docker
 from docker.errors import DockerException, ImageNotFound
 
 from recon.errors import HarnessError
+from recon.sandbox import deps as offline
+from recon.sandbox.deps import lock_digest
 from recon.sandbox.engine import engine_client
 from recon.store import digest_bytes, digest_json
 
@@ -54,6 +56,16 @@ apt-get clean
 rm -rf /var/lib/apt/lists/* /var/cache/debconf/*-old /var/log/apt /var/log/dpkg.log
 """
 
+# Runs in the chroot with the offline store's wheels at WHEELS: each pip agent (a published
+# coding-agent CLI) gets its own venv under /opt and its commands on PATH. Byte-compiled here,
+# because the root filesystem is read-only at run time.
+WHEELS = "/mnt/recon-wheels"
+AGENT_SETUP = f"""set -e
+python3 -m venv "/opt/$1"
+"/opt/$1/bin/pip" install -q --no-index --find-links {WHEELS} --disable-pip-version-check "$2"
+for cmd in $3; do ln -sf "/opt/$1/bin/$cmd" "/usr/local/bin/$cmd"; done
+"""
+
 
 @dataclass(frozen=True)
 class ImageRecipe:
@@ -71,14 +83,24 @@ class ImageRecipe:
         "nodejs",
         "npm",
         "python3",
+        "python3-pip",
+        "python3-venv",
     )
     setup: str = SETUP
+    # Published agent CLIs installed from the offline store's wheels: (venv name, requirement,
+    # commands put on PATH). ``deps`` is the digest of the dependency lock they come from.
+    pip_agents: tuple[tuple[str, str, str], ...] = (
+        ("mini-swe-agent", "mini-swe-agent==1.17.2", "mini mini-extra"),
+    )
+    deps: str = field(default_factory=lock_digest)
     changes: tuple[str, ...] = ("ENV LANG=C.UTF-8 TZ=UTC PATH=/usr/local/bin:/usr/bin:/bin",)
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["packages"] = sorted(self.packages)
         data["setup"] = digest_bytes(self.setup.encode())
+        data["agent_setup"] = digest_bytes(AGENT_SETUP.encode())
+        data["pip_agents"] = [list(agent) for agent in self.pip_agents]
         return {"kind": "docker-debootstrap", "version": 1, **data}
 
     @property
@@ -147,19 +169,27 @@ def find_image(client: docker.DockerClient, recipe: ImageRecipe) -> ImageBuild |
 
 
 def build_image(
-    recipe: ImageRecipe, workdir: Path, client: docker.DockerClient, *, cache_dir: Path = CACHE_DIR
+    recipe: ImageRecipe,
+    workdir: Path,
+    client: docker.DockerClient,
+    *,
+    cache_dir: Path = CACHE_DIR,
+    deps: Path | None = None,
 ) -> ImageBuild:
-    """Build (or find) the image of ``recipe``; ``workdir`` holds the rootfs while building."""
+    """Build (or find) the image of ``recipe``; ``workdir`` holds the rootfs while building.
+    ``deps`` is the fetched offline store the pip agents come from (default: ``require()``)."""
     hit = find_image(client, recipe)
     if hit is not None:
         return hit
+    if recipe.pip_agents and deps is None:
+        deps = offline.require()
     workdir.mkdir(parents=True, exist_ok=True)
     (cache_dir / "images").mkdir(parents=True, exist_ok=True)
     with _lock(cache_dir / "images" / f"{recipe.digest}.lock"):
         hit = find_image(client, recipe)  # another worker built it while we waited
         if hit is not None:
             return hit
-        return _build(recipe, workdir, client, cache_dir)
+        return _build(recipe, workdir, client, cache_dir, deps)
 
 
 def default_recipe() -> ImageRecipe:
@@ -179,7 +209,11 @@ def ensure_image(
 
 
 def _build(
-    recipe: ImageRecipe, workdir: Path, client: docker.DockerClient, cache_dir: Path
+    recipe: ImageRecipe,
+    workdir: Path,
+    client: docker.DockerClient,
+    cache_dir: Path,
+    deps: Path | None,
 ) -> ImageBuild:
     if os.geteuid() != 0:
         raise HarnessError("building the sandbox image needs root (debootstrap, chroot)")
@@ -211,9 +245,11 @@ def _build(
             )
         timings["install"] = _lap(started) - timings["debootstrap"]
         _chroot(root, recipe.setup)
+        _install_agents(root, recipe, deps)
+        timings["agents"] = _lap(started) - sum(timings.values())
         packages = (root / PACKAGE_LIST.lstrip("/")).read_bytes()
         image_id = _import(client, root, recipe, digest_bytes(packages))
-        timings["import"] = _lap(started) - timings["install"] - timings["debootstrap"]
+        timings["import"] = _lap(started) - sum(timings.values())
     finally:
         _remove(root)
     built = ImageBuild(
@@ -230,6 +266,23 @@ def _build(
     records.mkdir(parents=True, exist_ok=True)
     (records / f"{recipe.digest}.json").write_text(json.dumps(built.to_json(), indent=1) + "\n")
     return built
+
+
+def _install_agents(root: Path, recipe: ImageRecipe, deps: Path | None) -> None:
+    if not recipe.pip_agents:
+        return
+    wheels = (deps / "wheels") if deps is not None else None
+    if wheels is None or not wheels.is_dir():
+        raise HarnessError(f"sandbox image: no wheels at {wheels}; run `recon deps fetch` first")
+    target = root / WHEELS.lstrip("/")
+    target.mkdir(parents=True, exist_ok=True)
+    _sh(["mount", "--bind", "-o", "ro", str(wheels), str(target)], "bind-mount the wheels")
+    try:
+        for name, requirement, commands in recipe.pip_agents:
+            _chroot(root, AGENT_SETUP, name, requirement, commands)
+    finally:
+        subprocess.run(["umount", "-l", str(target)], capture_output=True)
+    target.rmdir()
 
 
 def cold_build_record(recipe: ImageRecipe, cache_dir: Path = CACHE_DIR) -> dict[str, Any] | None:
@@ -277,10 +330,10 @@ def _sh(command: list[str], what: str) -> None:
         raise HarnessError(f"sandbox image: {what} failed ({proc.returncode}):\n{tail}")
 
 
-def _chroot(root: Path, script: str) -> None:
+def _chroot(root: Path, script: str, *args: str) -> None:
     env = "PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8"
-    _sh(["chroot", str(root), "/usr/bin/env", "-i", *env.split(), "/bin/sh", "-c", script],
-        f"chroot `{script.splitlines()[0][:80]}`")  # fmt: skip
+    _sh(["chroot", str(root), "/usr/bin/env", "-i", *env.split(), "/bin/sh", "-c", script, "sh",
+         *args], f"chroot `{script.splitlines()[0][:80]}` {' '.join(args)}")  # fmt: skip
 
 
 @contextlib.contextmanager

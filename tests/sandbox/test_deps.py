@@ -1,0 +1,128 @@
+"""The offline dependency store: the lock, the atomic idempotent fetch, the in-container
+npm registry. No test here talks to a registry: the store is fetched by `make deps`."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from recon.errors import HarnessError
+from recon.sandbox import deps
+
+REGISTRY = Path(deps.__file__).with_name("deps_registry.py")
+
+
+@pytest.fixture(scope="module")
+def store() -> Path:
+    try:
+        return deps.require()
+    except HarnessError as err:
+        pytest.fail(f"{err} (make test runs `make deps` first)")
+
+
+def test_lock_pins_exact_versions_with_hashes() -> None:
+    lock = deps.load_lock()
+    names = {p["name"]: p["version"] for p in lock["npm"]["packages"]}
+    assert {"vite", "react", "react-dom", "bootstrap"} <= names.keys()
+    assert all(p["integrity"].startswith("sha512-") for p in lock["npm"]["packages"])
+    wheels = {w["name"]: w for w in lock["python"]["wheels"]}
+    assert wheels["mini-swe-agent"]["version"] == "1.17.2"
+    assert all(len(w["sha256"]) == 64 and w["file"].endswith(".whl") for w in wheels.values())
+    assert deps.lock_digest() == deps.lock_digest()  # canonical: names the store folder
+
+
+def test_fetched_store_matches_the_lock(store: Path) -> None:
+    lock = deps.load_lock()
+    assert json.loads((store / "lock.json").read_text()) == lock
+    assert store.name == deps.store_digest()[:16]
+    wheels = {p.name for p in (store / "wheels").glob("*.whl")}
+    assert wheels == {w["file"] for w in lock["python"]["wheels"]}
+    vite = json.loads((store / "npm" / "vite.json").read_text())
+    assert list(vite["versions"]) == [vite["dist-tags"]["latest"]] == ["5.4.11"]
+    # other platforms' binaries: a manifest for npm to skip, no tarball
+    darwin = json.loads((store / "npm" / "@esbuild%2fdarwin-arm64.json").read_text())
+    assert darwin["versions"]["0.21.5"]["os"] == ["darwin"]
+    assert not (store / "npm" / "tarballs" / "esbuild-darwin-arm64-0.21.5.tgz").exists()
+    assert (store / "npm" / "tarballs" / "esbuild-linux-x64-0.21.5.tgz").is_file()
+
+
+def test_second_fetch_is_a_no_op(store: Path) -> None:
+    again = deps.fetch(store.parent.parent)
+    assert again.fetched is False and again.path == store
+    assert again.wheels == len(deps.load_lock()["python"]["wheels"])
+
+
+def test_fetch_builds_in_a_temporary_folder_and_renames(tmp_path: Path) -> None:
+    lock = tmp_path / "empty.yaml"
+    empty = {"platform": {"os": "linux", "cpu": "x64", "libc": "glibc"}, "packages": []}
+    python = {"python": "3.11", "platforms": [], "wheels": []}
+    lock.write_text(json.dumps({"schema_version": 1, "npm": empty, "python": python}))
+    first = deps.fetch(tmp_path / "store", lock)
+    assert first.fetched and (first.path / "lock.json").is_file()
+    assert [p.name for p in first.path.parent.iterdir()] == [first.path.name]  # no temp left
+    second = deps.fetch(tmp_path / "store", lock)
+    assert not second.fetched and second.path == first.path
+
+
+def test_missing_store_says_how_to_fetch_it(tmp_path: Path) -> None:
+    with pytest.raises(HarnessError, match=r"recon deps fetch"):
+        deps.require(tmp_path / "nostore")
+
+
+@pytest.fixture
+def registry(store: Path) -> Iterator[str]:
+    proc = subprocess.Popen(
+        [sys.executable, str(REGISTRY), str(store / "npm"), "0"], stdout=subprocess.PIPE
+    )
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().strip() == b"ready"
+        port = _listening_port(proc.pid)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def _listening_port(pid: int) -> int:
+    inodes = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        target = str(fd.readlink())
+        if target.startswith("socket:["):
+            inodes.add(target[8:-1])
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        cols = line.split()
+        if cols[9] in inodes and cols[3] == "0A":  # LISTEN
+            return int(cols[1].split(":")[1], 16)
+    raise AssertionError("the registry is not listening")
+
+
+def test_registry_serves_packuments_and_verified_tarballs(registry: str) -> None:
+    doc = json.loads(urllib.request.urlopen(f"{registry}/@esbuild%2flinux-x64").read())
+    manifest = doc["versions"]["0.21.5"]
+    assert manifest["cpu"] == ["x64"] and manifest["dist"]["tarball"].startswith(
+        "http://127.0.0.1:4873/-/tarballs/"
+    )
+    react = json.loads(urllib.request.urlopen(f"{registry}/react").read())["versions"]["18.3.1"]
+    tarball = react["dist"]["tarball"].rsplit("/", 1)[1]
+    data = urllib.request.urlopen(f"{registry}/-/tarballs/{tarball}").read()
+    digest = base64.b64encode(hashlib.sha512(data).digest()).decode()
+    assert react["dist"]["integrity"] == f"sha512-{digest}"
+    assert react["dependencies"] == {"loose-envify": "^1.1.0"}
+
+
+@pytest.mark.parametrize("path", ["/left-pad-nonexistent", "/-/tarballs/x-1.0.0.tgz", "/../lock"])
+def test_registry_answers_404_for_what_is_not_in_the_store(registry: str, path: str) -> None:
+    with pytest.raises(urllib.error.HTTPError) as err:
+        urllib.request.urlopen(registry + path)
+    assert err.value.code == 404
+    assert b"not in the offline dependency store" in err.value.read()

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from recon.agents import CommandAdapter, not_started
 from recon.curate import compose_workspace, freeze_evidence
 from recon.errors import HarnessError
 from recon.model import AttemptRecord, Egress, Entry, Ref, ReleaseResult, Viewport
@@ -31,6 +32,7 @@ from recon.sandbox import (
     run_docker,
     run_native,
 )
+from recon.sandbox.deps import require as require_deps
 from recon.store import checkout_tree, put_files, put_tree, tree_files, tree_reader
 
 PNG = "full.png"
@@ -78,12 +80,17 @@ def attempt(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
     entry = project.entries[p["entry"]]
     loaded = project.cases[p["case"]]
     protocol = project.release(cell.context["release"]).protocol
+    # Credentials are checked before anything starts: missing ones are the harness's failure.
+    missing = CommandAdapter(entry.agent).credentials_reason(entry.id, os.environ)
     with tempfile.TemporaryDirectory(prefix="recon-attempt-") as tmp:
         work = Path(tmp) / "workspace"
         checkout_tree(rt.store, inputs["workspace.workspace"], work)
-        if protocol.backend == "docker":
+        run: AttemptRun
+        if missing is not None:
+            run = not_started(missing)
+        elif protocol.backend == "docker":
             sealed = [project.sealed_dir(loaded.id)]
-            run: AttemptRun = _docker(
+            run = _docker(
                 project.entries_dir,
                 entry,
                 loaded.contract.build,
@@ -91,6 +98,7 @@ def attempt(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
                 work,
                 Path(tmp) / "build",
                 sealed,
+                project.store_root,
             )
         else:
             run = run_native(
@@ -139,20 +147,29 @@ def _docker(
     work: Path,
     out: Path,
     sealed: list[Path],
-) -> DockerRun:
+    store_root: Path,
+) -> AttemptRun:
     """One formal attempt. A missing image is rebuilt (a cache hit when the tag exists);
-    engine trouble comes back from ``run_docker`` as a harness failure, retried next build."""
+    engine trouble comes back from ``run_docker`` as a harness failure, retried next build.
+    The offline dependency store must have been fetched (``recon deps fetch``)."""
+    try:
+        deps = require_deps(store_root)
+    except HarnessError as err:
+        return not_started(f"harness: {err}")
     try:
         tag = ensure_image().tag
     except HarnessError:
         tag = default_recipe().tag  # run_docker reports the engine or image as missing
-    command = [part.format(**CONTAINER_PATHS) for part in entry.agent.command]
-    env = {name: os.environ[name] for name in entry.agent.env if name in os.environ}
-    return run_docker(
-        work, command, entry.budget, time_limit_s, tag,
-        build=build, out=out, egress=entry.sandbox.egress, env=env,
-        secrets=list(env.values()), mounts=[Mount(entries_dir, ENTRY_DIR)], sealed=sealed,
+    adapter = CommandAdapter(entry.agent)
+    agent = adapter.prepare(CONTAINER_PATHS, os.environ)
+    run = run_docker(
+        work, agent.command, entry.budget, time_limit_s, tag,
+        build=build, out=out, egress=entry.sandbox.egress, env=agent.env,
+        secrets=agent.secrets, mounts=[Mount(entries_dir, ENTRY_DIR)], sealed=sealed,
+        deps=deps, trace_file=agent.trace_file,
     )  # fmt: skip
+    run.trace = adapter.trace(run.logs, run.trace_file)
+    return run
 
 
 def _point(raw: dict[str, Any]) -> Point:

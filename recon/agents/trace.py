@@ -1,0 +1,57 @@
+"""Trace counts (turns, tool calls, tokens) parsed from what an agent leaves behind.
+
+Each parser takes the agent's log and its trace file (empty when it wrote none) and returns
+a ``Trace``; counts an agent does not report stay ``None``. Pure functions: bytes in, counts
+out. ``TRACE_PARSERS`` is the explicit registry an entry's ``agent.trace`` names.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+from recon.model import Trace
+from recon.sandbox import parse_trace
+
+TraceParser = Callable[[bytes, bytes], Trace]
+
+MINI_ACTION = r"```bash\s*\n(.*?)\n```"  # mini-swe-agent's default action_regex
+
+
+def lines(log: bytes, trace_file: bytes) -> Trace:
+    """``turns: N`` / ``tool_calls: N`` / ``tokens: N`` lines in the log (scripted agents)."""
+    return parse_trace(log)
+
+
+def mini_swe_agent(log: bytes, trace_file: bytes) -> Trace:
+    """mini-swe-agent's trajectory (``mini -o FILE``): turns are model calls, tool calls the
+    replies holding a bash action, tokens the sum of the usage the model API reported."""
+    try:
+        data = json.loads(trace_file)
+    except ValueError:
+        return Trace()
+    if not isinstance(data, dict):
+        return Trace()
+    info = data.get("info") or {}
+    calls = (info.get("model_stats") or {}).get("api_calls")
+    regex = ((info.get("config") or {}).get("agent") or {}).get("action_regex") or MINI_ACTION
+    replies = [m for m in data.get("messages") or [] if m.get("role") == "assistant"]
+    actions = sum(1 for m in replies if re.search(regex, str(m.get("content", "")), re.DOTALL))
+    tokens = [_tokens(m) for m in replies]
+    known = [t for t in tokens if t is not None]
+    return Trace(
+        turns=int(calls) if isinstance(calls, int) else len(replies),
+        tool_calls=actions,
+        tokens=sum(known) if known else None,
+    )
+
+
+def _tokens(message: dict[str, Any]) -> int | None:
+    usage = ((message.get("extra") or {}).get("response") or {}).get("usage") or {}
+    total = usage.get("total_tokens")
+    return int(total) if isinstance(total, int) else None
+
+
+TRACE_PARSERS: dict[str, TraceParser] = {"lines": lines, "mini-swe-agent": mini_swe_agent}

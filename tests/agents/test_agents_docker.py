@@ -1,0 +1,124 @@
+"""A real published coding-agent CLI (mini-swe-agent, installed in the sandbox image from
+the offline wheel store) driven end to end through a formal release: a scripted
+OpenAI-compatible model server on 127.0.0.1 is reached only through the egress proxy, the
+build is extracted, captured and graded. Entries whose API cannot be reached here (Claude
+Code, Codex CLI) become harness failures saying "credentials missing"."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import docker
+import pytest
+
+from recon.model import AttemptRecord
+from recon.sandbox import ImageBuild, deps
+from recon.store import Store
+from tests.agents.model_server import Script, serve_model
+from tests.conftest import copy_project, doit
+from tests.sandbox.test_docker_sandbox import engine, image  # noqa: F401  (fixtures)
+
+SECRET = "sk-scripted-5f1e0c2a9b7d"
+PAGE = (
+    '<!doctype html>\\n<html lang="en">\\n<head>\\n<meta charset="utf-8">\\n<title></title>\\n'
+    "</head>\\n<body>\\n  <p>Hello world! This is HTML5 Boilerplate.</p>\\n</body>\\n</html>\\n"
+)
+REPLIES = [
+    "THOUGHT: is anything else reachable?\n\n```bash\n"
+    "python3 -c \"import urllib.request as u; u.urlopen('https://api.not-allowed.example/v1')\""
+    " || echo refused\n```",
+    f"THOUGHT: write the page.\n\n```bash\nmkdir -p site && printf '{PAGE}' > site/index.html\n```",
+    "THOUGHT: done.\n\n```bash\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\n```",
+]
+RELEASE = """schema_version: 1
+id: formal-agents
+title: Agent CLIs in the docker sandbox (formal)
+cases: [html5-boilerplate]
+entries: [mini-swe-agent-scripted, claude-code, codex-cli]
+protocol:
+  name: formal-docker
+  repeats: 1
+  time_limit_s: 240
+  backend: docker
+  formal: true
+  retry: {harness_failure: 0}
+"""
+
+
+@pytest.fixture
+def model() -> Iterator[tuple[Script, int]]:
+    script = Script(REPLIES)
+    with serve_model(script) as port:
+        yield script, port
+
+
+def _record(project: Path, entry: str) -> tuple[AttemptRecord, dict[str, Any], Store]:
+    store = Store(project / "store")
+    [pointer] = (project / "store" / "cells" / "attempt").glob(f"*.{entry}.*.json")
+    outputs = json.loads(pointer.read_text())["outputs"]
+    record = AttemptRecord.model_validate(store.read_json(outputs["record"]["digest"]))
+    return record, outputs, store
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_mini_swe_agent_formal_release_through_the_egress_proxy(
+    engine: docker.DockerClient,  # noqa: F811
+    image: ImageBuild,  # noqa: F811
+    model: tuple[Script, int],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    script, port = model
+    project = copy_project(tmp_path / "project")
+    entry = project / "entries" / "mini-swe-agent-scripted.yaml"
+    entry.write_text(entry.read_text().replace("127.0.0.1:18080", f"127.0.0.1:{port}"))
+    (project / "releases" / "formal-agents.yaml").write_text(RELEASE)
+    monkeypatch.setenv("RECON_DEPS", str(deps.require().parent))
+    monkeypatch.setenv("SCRIPTED_MODEL_KEY", SECRET)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+
+    doit(project, "release:formal-agents")
+
+    # the agent talked to the allow-listed model host only, with the forwarded key
+    assert len(script.requests) == 3
+    assert script.authorization == [f"Bearer {SECRET}"] * 3
+    record, outputs, store = _record(project, "mini-swe-agent-scripted")
+    assert record.outcome == "valid", (record.reason, store.read_bytes(record.logs)[-3000:])
+    assert record.formal and record.backend == "docker" and record.image_id
+    assert record.egress.allowed >= 1 and record.egress.refused == 1
+    assert record.egress.events is not None
+    events = store.read_json(record.egress.events)
+    assert {e["target"] for e in events if e["verdict"] == "refused"} == {
+        "api.not-allowed.example:443"
+    }
+    assert {e["target"] for e in events if e["verdict"] == "allowed"} == {f"127.0.0.1:{port}"}
+    assert (record.trace.turns, record.trace.tool_calls, record.trace.tokens) == (3, 3, 360)
+    # the key reached the model server and nothing the harness wrote
+    logs = store.read_bytes(record.logs)
+    assert b"mini-swe-agent" in logs and SECRET.encode() not in logs
+    assert SECRET not in json.dumps(record.model_dump(mode="json"))
+    for path in (project / "store").rglob("*"):
+        if path.is_file() and path.stat().st_size < 50_000_000:
+            assert SECRET.encode() not in path.read_bytes(), path
+    # the build was extracted, captured and graded
+    assert outputs["build"]["type"] == "tree"
+    result = json.loads((project / "releases" / "formal-agents" / "release.json").read_text())
+    assert result["formal"] is True
+    by_entry = {a["entry"]: a for a in result["attempts"]}
+    mini = by_entry["mini-swe-agent-scripted"]
+    assert mini["outcome"] == "valid" and mini["total"] is not None and mini["total"] > 0
+    assert mini["trace"] == {"turns": 3, "tool_calls": 3, "tokens": 360}
+
+    # agents whose API cannot be reached: harness failures, decided before any container
+    for name, key in (("claude-code", "ANTHROPIC_API_KEY"), ("codex-cli", "OPENAI_API_KEY")):
+        failed, _, _ = _record(project, name)
+        assert failed.outcome == "harness_failure"
+        assert "credentials missing" in failed.reason and key in failed.reason
+        assert failed.duration_s == 0.0 and store.read_bytes(failed.logs) == b""
+        assert by_entry[name]["outcome"] == "harness_failure" and by_entry[name]["total"] is None
+    assert result["reliability"]["by_outcome"]["harness_failure"] == 2

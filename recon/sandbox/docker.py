@@ -36,6 +36,7 @@ import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
@@ -58,6 +59,10 @@ STAGE = "/recon"
 ENTRY_DIR = "/entry"  # where the pipeline mounts entries/ (scripted agents), read-only
 PROXY_PORT = 3128
 LABEL = "recon.sandbox"
+LIFETIME_MARGIN_S = 900
+"""An attempt container's pid 1 sleeps 2 × the time limit (agent, then build step) plus
+this: set-up, extraction and a loaded machine's delays."""
+CREATED_GRACE_S = 120
 FILE_CAP_MB = 64
 TRACE_CAP = 16 * 1024 * 1024
 _BRIDGE = Path(__file__).with_name("bridge.py")
@@ -163,15 +168,33 @@ def run_docker(
 
 def remove_stale_containers(client: docker.DockerClient) -> int:
     """Remove attempt containers that are no longer running (left by an engine stop or a
-    killed harness); running ones may belong to a concurrent worker and are kept."""
+    killed harness), and ones created but never started for over ``CREATED_GRACE_S`` (a
+    cut between create and start); running ones may belong to a concurrent worker and
+    are kept (their pid 1 ends by itself, see ``LIFETIME_MARGIN_S``)."""
     removed = 0
-    for status in ("exited", "dead"):
+    now = datetime.now(UTC)
+    for status in ("exited", "dead", "created"):
         filters = {"label": LABEL, "status": status}
         for container in client.containers.list(all=True, filters=filters):
+            if (
+                status == "created"
+                and (now - _created(container)).total_seconds() < CREATED_GRACE_S
+            ):
+                continue
             with contextlib.suppress(NotFound):
                 container.remove(force=True)
                 removed += 1
     return removed
+
+
+def _created(container: Any) -> datetime:
+    """When the engine created ``container`` (its RFC 3339 ``Created``, nanoseconds cut)."""
+    raw = str(container.attrs.get("Created", ""))
+    stamp = raw.rstrip("Z").split(".")[0]
+    try:
+        return datetime.fromisoformat(stamp).replace(tzinfo=UTC)
+    except ValueError:
+        return datetime.fromtimestamp(0, UTC)
 
 
 class _Attempt:
@@ -276,7 +299,9 @@ class _Attempt:
             raise _Fault(f"sandbox image {self.image} is missing from the engine") from err
         self.container = self.client.containers.create(
             self.image,
-            ["sleep", "infinity"],
+            # pid 1 outlives every step of the attempt, but not a harness that lost the
+            # engine mid-attempt: the container then stops by itself and is removed later.
+            ["sleep", str(2 * self.limit + LIFETIME_MARGIN_S)],
             init=True,
             user="0:0",
             working_dir="/",

@@ -35,6 +35,7 @@ from recon.sandbox import (
     ensure_engine,
     run_docker,
 )
+from recon.sandbox import docker as docker_mod
 from recon.sandbox.rootfs import host_arch
 from tests.sandbox.local_http import serve
 
@@ -468,3 +469,49 @@ def test_concurrent_attempts_do_not_interfere(
         thread.join(timeout=120)
     assert [runs[i].outcome for i in range(3)] == ["valid", "timeout", "valid"]
     assert runs[0].output is not None and (runs[0].output / "index.html").read_text() == "one\n"
+
+
+# -- containers a lost harness leaves behind -----------------------------------------------
+
+
+@pytest.mark.docker
+def test_never_started_containers_are_removed_after_a_grace_period(
+    engine: docker.DockerClient, image: ImageBuild, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    container = engine.containers.create(
+        image.tag, ["true"], network_mode="none", labels={docker_mod.LABEL: "attempt"}
+    )
+    try:
+        docker_mod.remove_stale_containers(engine)
+        assert engine.containers.get(container.id).status == "created"  # within the grace
+        monkeypatch.setattr(docker_mod, "CREATED_GRACE_S", 0)
+        assert docker_mod.remove_stale_containers(engine) >= 1
+        with pytest.raises(docker.errors.NotFound):
+            engine.containers.get(container.id)
+    finally:
+        with contextlib.suppress(docker.errors.NotFound):
+            container.remove(force=True)
+
+
+@pytest.mark.docker
+def test_an_attempt_container_cannot_outlive_its_attempt_by_much(
+    engine: docker.DockerClient, image: ImageBuild, tmp_path: Path
+) -> None:
+    """pid 1 sleeps a bounded time, so a harness that loses the engine leaks nothing forever."""
+    before = {c.id for c in engine.containers.list(all=True)}
+    runs: list[DockerRun] = []
+    worker = threading.Thread(
+        target=lambda: runs.append(
+            attempt(engine, image, tmp_path, "sleep 3; mkdir dist; echo ok > dist/index.html")
+        )
+    )
+    worker.start()
+    commands: list[list[str]] = []
+    while worker.is_alive() and not commands:
+        for c in engine.containers.list(filters={"label": docker_mod.LABEL}):
+            if c.id not in before:
+                commands.append(c.attrs["Config"]["Cmd"])
+        time.sleep(0.1)
+    worker.join()
+    assert runs and runs[0].outcome == "valid", runs
+    assert commands == [["sleep", str(2 * 30 + docker_mod.LIFETIME_MARGIN_S)]]

@@ -63,6 +63,9 @@ LIFETIME_MARGIN_S = 900
 """An attempt container's pid 1 sleeps 2 × the time limit (agent, then build step) plus
 this: set-up, extraction and a loaded machine's delays."""
 CREATED_GRACE_S = 120
+ENGINE_SLACK_S = 60.0
+"""How long the engine may take to report a state change it has already made (an exec's
+end, an unpause) before the harness calls it a fault: minutes only on a very busy host."""
 FILE_CAP_MB = 64
 TRACE_CAP = 16 * 1024 * 1024
 _BRIDGE = Path(__file__).with_name("bridge.py")
@@ -412,7 +415,7 @@ class _Attempt:
             why = f"status {state.get('Status')}, exit code {state.get('ExitCode')}"
             raise _Fault(f"the attempt container stopped underneath the attempt ({why})")
 
-    def _exit_code(self, exec_id: str, wait_s: float = 10.0) -> int | None:
+    def _exit_code(self, exec_id: str, wait_s: float = ENGINE_SLACK_S) -> int | None:
         """The engine marks an exec finished shortly after its process ends."""
         deadline = time.monotonic() + wait_s
         while True:
@@ -491,7 +494,7 @@ class _Attempt:
                 return
         raise _Fault("could not stop the Candidate's processes")
 
-    def _unpause(self, wait_s: float = 10.0) -> None:
+    def _unpause(self, wait_s: float = ENGINE_SLACK_S) -> None:
         """The engine marks a container unpaused when containerd's event arrives, a moment
         after ``unpause`` returns; an exec before that is refused."""
         self.container.unpause()

@@ -57,7 +57,9 @@ lint: venv
 	$(VENV)/bin/ruff format --check recon tests bench dodo.py
 	$(VENV)/bin/mypy
 
-bench: system venv engine
+bench: system venv engine deps
 	$(PY) bench/dag_noop.py
 	$(PY) bench/render_capture.py
+	$(PY) bench/grade_speed.py
 	$(PY) bench/sandbox_overhead.py
+	$(PY) bench/attempt_throughput.py

@@ -61,6 +61,9 @@ def doit_env(project: Path) -> dict[str, str]:
     env = dict(os.environ)
     env.pop("RECON_STORE", None)
     env.pop("RECON_SEALED", None)
+    # Project copies start with an empty store; they share the offline dependency store
+    # `make deps` fetched into this repository's (tests never fetch from a registry).
+    env.setdefault("RECON_DEPS", str(REPO / "store" / "deps"))
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     return env
 

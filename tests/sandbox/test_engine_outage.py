@@ -181,13 +181,14 @@ def formal_project(root: Path) -> Path:
     return project
 
 
-def containers(client: docker.DockerClient, project: Path) -> list[Any]:
-    """Attempt containers of this project (they mount its entries/)."""
+def containers(client: docker.DockerClient, project: Path) -> list[str]:
+    """Ids of this project's attempt containers (they mount its entries/). One list call:
+    the high-level list inspects each container after listing, racing their removal."""
     found = []
-    for container in client.containers.list(all=True, filters={"label": "recon.sandbox"}):
-        sources = {m.get("Source") for m in container.attrs.get("Mounts", [])}
+    for row in client.api.containers(all=True, filters={"label": "recon.sandbox"}):
+        sources = {m.get("Source") for m in row.get("Mounts", [])}
         if str(project / "entries") in sources:
-            found.append(container)
+            found.append(str(row["Id"]))
     return found
 
 
@@ -195,7 +196,7 @@ def holding(client: docker.DockerClient, project: Path) -> bool:
     """The hold agent is running in one of this project's containers."""
     for container in containers(client, project):
         with contextlib.suppress(docker.errors.DockerException):
-            for row in container.top()["Processes"]:
+            for row in client.api.top(container)["Processes"]:
                 if "scripted/hold.py" in " ".join(row):
                     return True
     return False
@@ -260,7 +261,8 @@ def test_engine_stopped_mid_release_gives_harness_failures_retried_next_build(
     # engine stop would have stopped it); the test removes it.
     leftovers = containers(engine, project)
     for container in leftovers:
-        container.remove(force=True)
+        with contextlib.suppress(docker.errors.NotFound):
+            engine.api.remove_container(container, force=True)
 
     records = attempt_records(project)
     assert len(records) == len(ENTRIES)

@@ -40,6 +40,7 @@ from recon.render.page import (
     open_page,
     settle_step,
 )
+from recon.render.steps import locate as locate_public
 
 SETTLE_MS = 5000
 TIMEOUT_MS = 10_000
@@ -204,15 +205,9 @@ def _spec(step: Step) -> Spec:
 def locate(page: Page, spec: Spec) -> Locator:
     """The playwright locator of a sealed locator; names and texts match exactly (after
     whitespace normalisation), as the contract's steps do."""
-    if spec.role is not None:
-        return page.get_by_role(cast(Any, spec.role), name=spec.name, exact=spec.name is not None)
-    if spec.label is not None:
-        return page.get_by_label(spec.label, exact=True)
-    if spec.text is not None:
-        return page.get_by_text(spec.text, exact=True)
-    if spec.test_id is not None:
-        return page.get_by_test_id(spec.test_id)
-    return page.locator(str(spec.css))
+    if spec.css is not None:
+        return page.locator(spec.css)
+    return locate_public(page, cast(Any, spec))  # the same fields as a contract locator
 
 
 def check(session: Session, assertion: Assertion, timeout_ms: int = TIMEOUT_MS) -> CheckResult:

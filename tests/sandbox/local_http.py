@@ -23,7 +23,14 @@ def serve(body: Callable[[str], bytes]) -> Iterator[int]:
         def log_message(self, *args: object) -> None:
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    with running(Handler) as port:
+        yield port
+
+
+@contextmanager
+def running(handler: type[http.server.BaseHTTPRequestHandler]) -> Iterator[int]:
+    """A threading server on 127.0.0.1 with ``handler`` until the block ends; the port."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         yield server.server_address[1]

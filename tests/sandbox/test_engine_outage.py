@@ -246,6 +246,13 @@ def attempt_records(project: Path) -> dict[str, dict[str, Any]]:
     return found
 
 
+def attempt_keys(project: Path) -> dict[str, str]:
+    return {
+        f"attempt:{p.stem}": read_json(p)["key"]
+        for p in sorted((project / "store/cells/attempt").glob("*.json"))
+    }
+
+
 def test_engine_stopped_mid_release_gives_harness_failures_retried_next_build(
     tmp_path: Path,
     engine: docker.DockerClient,
@@ -265,6 +272,7 @@ def test_engine_stopped_mid_release_gives_harness_failures_retried_next_build(
             engine.api.remove_container(container, force=True)
 
     records = attempt_records(project)
+    keys = attempt_keys(project)
     assert len(records) == len(ENTRIES)
     failed = sorted(a for a, r in records.items() if r["outcome"] == "harness_failure")
     kept = sorted(a for a, r in records.items() if r["outcome"] == "valid")
@@ -307,6 +315,10 @@ def test_engine_stopped_mid_release_gives_harness_failures_retried_next_build(
     after = attempt_records(project)
     assert {a: r["outcome"] for a, r in after.items()} == dict.fromkeys(records, "valid")
     assert all(after[name] == records[name] for name in kept)  # untouched
+    # Same workspace, entry, protocol and index: the same key (the retry re-ran the cell
+    # because its pointer said so, not because anything re-keyed it); the image is named.
+    assert attempt_keys(project) == keys
+    assert all(str(r["image_id"]).startswith("sha256:") for r in after.values())
     release = read_json(project / f"releases/{RELEASE}/release.json")
     assert release["reliability"]["by_outcome"] == {"valid": len(ENTRIES)}
     assert all(e["ranked"] for e in release["entries"])

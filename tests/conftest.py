@@ -98,9 +98,10 @@ def recon(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture(scope="session")
 def built_demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Build]:
-    """The demo release built cold, once per session. Tests copy it before changing it."""
+    """The demo release built cold, once per session, with two worker threads (one browser
+    each), as `doit -n 2 -P thread` would. Tests copy it before changing it."""
     project = copy_project(tmp_path_factory.mktemp("demo") / "project")
-    return project, doit(project, "release:demo")
+    return project, doit(project, "-n", "2", "-P", "thread", "release:demo")
 
 
 def clone_built(src: Path, dest: Path) -> Path:

@@ -113,7 +113,7 @@ def _table(case: str, grades: dict[str, dict[str, Any]]) -> str:
 def test_ladder_orders_and_cheats_lose(case: str, tmp_path: Path) -> None:
     project = copy_project(tmp_path / "p")
     release = _write_release(project, case, _write_entries(project, case))
-    doit(project, f"release:{release}")
+    doit(project, "-n", "2", "-P", "thread", f"release:{release}")
     grades = {
         name: _grade(
             project,

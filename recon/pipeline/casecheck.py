@@ -8,34 +8,22 @@ validate``, rather than at grading time; each names the file, the field and the 
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
-
 from recon.errors import ConfigError
 from recon.model.base import shown
 from recon.model.contract import VIEWPORTS
 from recon.pipeline.project import LoadedCase
 
 
-def _reader(root: Path) -> Callable[[str], bytes | None]:
-    def read(rel: str) -> bytes | None:
-        path = (root / rel).resolve()
-        if root.resolve() not in path.parents or not path.is_file():
-            return None
-        return path.read_bytes()
-
-    return read
-
-
 def problems(case: LoadedCase) -> list[str]:
     """Each problem as ``<grading file>: <field>: <what>; <fix>``."""
+    from recon.curate.freeze import folder_reader
     from recon.grade.regional import resolve_regions
     from recon.render import Viewport, capture, open_browser, run_checks
 
     grading = case.grading
     where = shown(case.grading_file)
     route = case.contract.routes[0]
-    read = _reader(case.reference)
+    read = folder_reader(case.reference)
     found: list[str] = []
     with open_browser() as browser:
         doms = {}

@@ -42,6 +42,7 @@ from recon.grade._dom import Dom
 from recon.grade.compose import compose, mean
 from recon.grade.functional import CheckRow, passed_by_id
 from recon.grade.regional import Still
+from recon.grade.result import MetricResult
 from recon.model.grading import Grading
 
 VERSION = "attempt/1"
@@ -142,7 +143,7 @@ def grade(
     }
 
 
-def _parts(result: Any) -> tuple[float, dict[str, float], list[dict[str, Any]], str]:
+def _parts(result: MetricResult) -> tuple[float, dict[str, float], list[dict[str, Any]], str]:
     return float(result.score), dict(result.terms), list(result.rows), str(result.version)
 
 

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from recon.grade.result import MetricResult
 from recon.model.grading import Assertion
 
 VERSION = "functional/1"
@@ -20,10 +21,7 @@ CheckRow = Mapping[str, Any]
 
 
 @dataclass(frozen=True)
-class Functional:
-    score: float
-    rows: list[dict[str, Any]]
-    terms: dict[str, float]
+class Functional(MetricResult):
     version: str = VERSION
 
 

@@ -46,6 +46,7 @@ import numpy as np
 from recon.grade import _dom
 from recon.grade._dom import Dom
 from recon.grade._imagery import evidence_rows
+from recon.grade.result import MetricResult
 from recon.model.grading import Policy, ViolationKind
 
 VERSION = "policy/1"
@@ -62,10 +63,7 @@ URLS_SHOWN = 5
 
 
 @dataclass(frozen=True)
-class PolicyScore:
-    score: float
-    rows: list[dict[str, Any]]
-    terms: dict[str, float]
+class PolicyScore(MetricResult):
     version: str = VERSION
 
 

@@ -21,16 +21,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from recon.grade.regional import Regional
+from recon.grade.result import MetricResult
 from recon.model.grading import Preservation, Region
 
 VERSION = "preservation/1"
 
 
 @dataclass(frozen=True)
-class PreservationScore:
-    score: float
-    rows: list[dict[str, Any]]
-    terms: dict[str, float]
+class PreservationScore(MetricResult):
     version: str = VERSION
 
 

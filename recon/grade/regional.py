@@ -52,6 +52,7 @@ from recon.grade.global_visual import (
     W_SSIM,
     WHITE,
 )
+from recon.grade.result import MetricResult
 from recon.model.grading import Region, Thresholds
 
 __all__ = ["Regional", "Resolution", "Still", "resolve_regions", "score"]
@@ -76,10 +77,7 @@ class Still:
 
 
 @dataclass(frozen=True)
-class Regional:
-    score: float
-    rows: list[dict[str, Any]]
-    terms: dict[str, float]
+class Regional(MetricResult):
     version: str = VERSION
 
 

@@ -31,6 +31,7 @@ from typing import Any
 from recon.grade import _dom
 from recon.grade._dom import Dom
 from recon.grade.functional import pass_rate
+from recon.grade.result import MetricResult
 from recon.model.grading import Thresholds
 
 VERSION = "responsive/1"
@@ -53,10 +54,7 @@ class ViewportResult:
 
 
 @dataclass(frozen=True)
-class Responsive:
-    score: float
-    rows: list[dict[str, Any]]
-    terms: dict[str, float]
+class Responsive(MetricResult):
     version: str = VERSION
 
 

@@ -24,16 +24,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from recon.grade.functional import CheckRow, passed_by_id
+from recon.grade.result import MetricResult
 from recon.model.grading import Checkpoint, Workflow
 
 VERSION = "workflow/1"
 
 
 @dataclass(frozen=True)
-class WorkflowScore:
-    score: float
-    rows: list[dict[str, Any]]
-    terms: dict[str, float]
+class WorkflowScore(MetricResult):
     version: str = VERSION
 
 

@@ -1,18 +1,19 @@
 """recon.store: content-addressed blobs, Merkle trees, the action cache and the stat cache."""
 
 from recon.store.actions import ActionCache
-from recon.store.atomic import write_atomic, write_once
+from recon.store.atomic import replace_dir, write_atomic, write_once
 from recon.store.canonical import canonical_json, digest_bytes, digest_json
 from recon.store.maintenance import (
     GcReport,
     OutputRef,
     VerifyReport,
+    drop_reaching,
     gc,
     outputs_refs,
     reachable,
     verify,
 )
-from recon.store.objects import Store, hash_file
+from recon.store.objects import CorruptObject, MissingObject, ObjectFault, Store, hash_file
 from recon.store.statcache import StatCache
 from recon.store.tree import (
     TreeFile,
@@ -27,7 +28,10 @@ from recon.store.tree import (
 
 __all__ = [
     "ActionCache",
+    "CorruptObject",
     "GcReport",
+    "MissingObject",
+    "ObjectFault",
     "OutputRef",
     "StatCache",
     "Store",
@@ -37,6 +41,7 @@ __all__ = [
     "checkout_tree",
     "digest_bytes",
     "digest_json",
+    "drop_reaching",
     "gc",
     "hash_file",
     "outputs_refs",
@@ -44,6 +49,7 @@ __all__ = [
     "put_tree",
     "reachable",
     "read_tree",
+    "replace_dir",
     "tree_files",
     "tree_reader",
     "verify",

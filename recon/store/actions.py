@@ -23,11 +23,22 @@ class ActionCache:
         return self.root / key[:2] / f"{key}.json"
 
     def get(self, key: str) -> dict[str, Any] | None:
+        """The record of ``key``; None when there is none, or it is unreadable (then it is
+        removed, so the cell runs again instead of being reused from garbage)."""
+        path = self._path(key)
         try:
-            record: dict[str, Any] = json.loads(self._path(key).read_bytes())
+            record = json.loads(path.read_bytes())
         except FileNotFoundError:
             return None
+        except ValueError:
+            record = None
+        if not isinstance(record, dict):
+            self.remove(key)
+            return None
         return record
+
+    def has(self, key: str) -> bool:
+        return self._path(key).is_file()
 
     def put(self, key: str, record: dict[str, Any]) -> bool:
         """Record a finished cell; returns False (and keeps the first) if the key exists."""

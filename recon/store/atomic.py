@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -54,3 +56,38 @@ def _fsync_dir(folder: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+_RENAME_EXCHANGE = 2  # linux/fs.h
+
+
+def replace_dir(staging: Path, dest: Path) -> None:
+    """Put the folder ``staging`` at ``dest`` in one step; the old ``dest`` is removed after.
+
+    Where the kernel offers ``renameat2(RENAME_EXCHANGE)`` the two folders swap
+    atomically, so a reader sees the old folder or the new one, never neither. Elsewhere
+    the old folder is renamed aside first (a moment without ``dest``, never a half one).
+    """
+    staging, dest = Path(staging), Path(dest)
+    if not dest.exists():
+        os.rename(staging, dest)
+        _fsync_dir(dest.parent)
+        return
+    if not _exchange(staging, dest):
+        aside = dest.with_name(f".{dest.name}.old-{os.getpid()}")
+        os.rename(dest, aside)
+        os.rename(staging, dest)
+        staging = aside
+    _fsync_dir(dest.parent)
+    shutil.rmtree(staging)
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd = -100
+    done = renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), _RENAME_EXCHANGE)
+    return bool(done == 0)

@@ -25,6 +25,7 @@ class VerifyReport:
     checked: int = 0
     corrupt: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)  # action records removed by a repair
 
     @property
     def ok(self) -> bool:
@@ -76,22 +77,82 @@ class _Walk:
             self.visit(entry["digest"], tree=entry["type"] == "tree", inner=True)
 
 
-def verify(store: Store, cache: ActionCache, refs: Iterable[OutputRef]) -> VerifyReport:
-    """Re-hash every object, then check that every recorded output is present."""
+def verify(
+    store: Store, cache: ActionCache, refs: Iterable[OutputRef], *, repair: bool = False
+) -> VerifyReport:
+    """Re-hash every object, then check that every recorded output is present.
+
+    ``repair`` quarantines the corrupt objects and drops every action record whose outputs
+    reach a corrupt or missing object, so the cells that made them run again.
+    """
     report = VerifyReport()
     for digest in store.iter_digests():
         report.checked += 1
         if hash_file(store.path(digest)) != digest:
             report.corrupt.append(digest)
+            if repair:
+                store.quarantine(digest)
     record_refs = [ref for key in cache.iter_keys() for ref in _record_refs(cache, key)]
     _, missing = reachable(store, [*refs, *record_refs])
     report.missing = sorted(set(missing))
+    if repair:
+        report.dropped = drop_reaching(store, cache, {*report.corrupt, *report.missing})
     return report
 
 
 def _record_refs(cache: ActionCache, key: str) -> list[OutputRef]:
     record = cache.get(key) or {}
-    return outputs_refs(record.get("outputs", {}))
+    try:
+        return outputs_refs(record.get("outputs", {}))
+    except StoreError:
+        return []
+
+
+def records_reaching(store: Store, cache: ActionCache, targets: set[str]) -> list[str]:
+    """Keys of the action records whose outputs reach any of ``targets`` (trees expanded).
+
+    A tree that cannot be read (missing, corrupt, not a tree) counts as reaching: what
+    lies below it is unknown, so the record that names it can no longer be trusted.
+    """
+    memo: dict[str, bool] = {}
+
+    def reaches(digest: str, tree: bool) -> bool:
+        if digest in targets:
+            return True
+        if not tree:
+            return False
+        if digest not in memo:
+            memo[digest] = False  # a tree never reaches itself
+            try:
+                entries = read_tree(store, digest)
+            except StoreError:
+                memo[digest] = True
+            else:
+                memo[digest] = any(reaches(e["digest"], e["type"] == "tree") for e in entries)
+        return memo[digest]
+
+    found: list[str] = []
+    for key in list(cache.iter_keys()):
+        record = cache.get(key)
+        if record is None:
+            continue
+        try:
+            refs = outputs_refs(record["outputs"])
+        except StoreError:
+            refs, found = [], [*found, key]
+        if any(reaches(ref.digest, ref.type == "tree") for ref in refs):
+            found.append(key)
+    return found
+
+
+def drop_reaching(store: Store, cache: ActionCache, targets: set[str]) -> list[str]:
+    """Remove every action record that reaches ``targets``; the keys removed."""
+    if not targets:
+        return []
+    keys = records_reaching(store, cache, targets)
+    for key in keys:
+        cache.remove(key)
+    return keys
 
 
 def outputs_refs(outputs: dict[str, dict[str, str]]) -> list[OutputRef]:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from recon.errors import StoreError
-from recon.store.objects import Store
+from recon.store.objects import ObjectFault, Store
 
 TREE_FORMAT = 1
 
@@ -99,7 +99,9 @@ def read_tree(store: Store, digest: str) -> list[dict[str, Any]]:
     """The entries of one tree object."""
     try:
         value = store.read_json(digest)
-    except ValueError:  # not JSON, or not UTF-8: a blob or a corrupt tree
+    except ObjectFault:
+        raise
+    except StoreError:  # not JSON: a blob where a tree was expected
         value = None
     if (
         not isinstance(value, dict)

@@ -8,10 +8,14 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from recon.errors import EXIT_BAD_INPUT, ConfigError, ReconError
+from recon.errors import EXIT_BAD_INPUT, ConfigError, ReconError, StoreError
 from recon.pipeline.project import Project
-from recon.store import ActionCache, OutputRef, Store, gc, verify
+from recon.store import ActionCache, Store, gc, verify
+
+if TYPE_CHECKING:
+    from recon.release.roots import Roots
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -49,7 +53,7 @@ def cmd_schema(args: argparse.Namespace) -> int:
     return 0
 
 
-def _store(args: argparse.Namespace) -> tuple[Store, ActionCache, dict[str, list[OutputRef]]]:
+def _store(args: argparse.Namespace) -> tuple[Store, ActionCache, Roots]:
     from recon.release.roots import live_roots
 
     project = _project(args)
@@ -59,22 +63,42 @@ def _store(args: argparse.Namespace) -> tuple[Store, ActionCache, dict[str, list
 
 def cmd_store_verify(args: argparse.Namespace) -> int:
     store, cache, roots = _store(args)
-    report = verify(store, cache, [ref for refs in roots.values() for ref in refs])
+    refs = [ref for refs in roots.refs.values() for ref in refs]
+    report = verify(store, cache, refs, repair=args.repair)
     for digest in report.corrupt:
-        print(f"corrupt: {store.path(digest)}")
+        print(f"corrupt: {store.path(digest)}" + (" (quarantined)" if args.repair else ""))
     for digest in report.missing:
         print(f"missing: {digest}")
-    state = "clean" if report.ok else "NOT clean"
+    for path in roots.unreadable:
+        print(f"garbage pointer: {path}" + (" (removed)" if args.repair else ""))
+    if args.repair:
+        dropped = set(report.dropped)
+        stale = [p for p, key in roots.pointers.items() if key in dropped]
+        for path in [*roots.unreadable, *stale]:
+            path.unlink(missing_ok=True)
+        print(
+            f"repaired: {len(report.dropped)} action record(s) dropped, "
+            f"{len(stale) + len(roots.unreadable)} pointer(s) removed; "
+            "the next `doit release:<id>` runs those cells again"
+        )
+    bad = not report.ok or bool(roots.unreadable)
+    state = "NOT clean" if bad else "clean"
     print(
         f"{state}: {report.checked} object(s) re-hashed, {len(report.corrupt)} corrupt, "
-        f"{len(report.missing)} missing"
+        f"{len(report.missing)} missing, {len(roots.unreadable)} garbage pointer(s)"
     )
-    return 0 if report.ok else 1
+    return 1 if bad and not args.repair else 0
 
 
 def cmd_store_gc(args: argparse.Namespace) -> int:
     store, cache, roots = _store(args)
-    report = gc(store, cache, roots, dry_run=args.dry_run)
+    if roots.unreadable:
+        raise StoreError(
+            f"gc refused: {len(roots.unreadable)} pointer file(s) cannot be read "
+            f"({roots.unreadable[0]}), so what they keep alive is unknown; "
+            "run `recon store verify --repair` first"
+        )
+    report = gc(store, cache, roots.refs, dry_run=args.dry_run)
     verb = "would remove" if args.dry_run else "removed"
     print(
         f"{verb} {len(report.removed_objects)} object(s) ({report.freed_bytes} bytes) and "
@@ -95,6 +119,35 @@ def cmd_diff(args: argparse.Namespace) -> int:
     else:
         print(render_table(result), end="")
     return 0 if result.identical else 1
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from recon.pipeline.check import CHECKED_KINDS, check, sample
+    from recon.pipeline.tasks import Pipeline
+
+    pipeline = Pipeline(_project(args))
+    pipeline.project.release(args.release)  # an unknown id is bad input
+    kinds = args.kind or list(CHECKED_KINDS)
+    cells = sample(pipeline.roots[args.release], kinds, args.sample, args.seed)
+    print(
+        f"recon check {args.release}: up to {args.sample} cell(s) of each of {len(kinds)} "
+        f"kind(s), seed {args.seed}, re-executed into a scratch store",
+        flush=True,
+    )
+    counts: dict[str, int] = {}
+    for found in check(pipeline.rt, cells):
+        counts[found.verdict] = counts.get(found.verdict, 0) + 1
+        print(f"  {found.verdict:<9} {found.cell}  {found.took_s:.2f}s", flush=True)
+        for name, (old, new) in found.outputs.items():
+            print(f"      {name}: {str(old)[:12]} recorded, {str(new)[:12]} now")
+        for path in found.files:
+            print(f"      differs: {path}")
+    pipeline.rt.close()
+    summary = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
+    print(f"checked {len(cells)} cell(s): {summary or 'none'}")
+    if counts.get("stale") or counts.get("unbuilt"):
+        print(f"stale or unbuilt cells are not checked: run `doit release:{args.release}` first")
+    return 1 if counts.get("different") else 0
 
 
 def cmd_curate_evidence(args: argparse.Namespace) -> int:
@@ -155,7 +208,16 @@ def build_parser() -> argparse.ArgumentParser:
     store = add("store", lambda a: 0, "inspect and maintain the content-addressed store")
     store_sub = store.add_subparsers(dest="store_command", required=True, metavar="ACTION")
     check = store_sub.add_parser(
-        "verify", help="re-hash every object; report corrupt or missing ones (exit 1 if any)"
+        "verify",
+        help="re-hash every object; report corrupt or missing objects and garbage pointers "
+        "(exit 1 if any)",
+    )
+    check.add_argument(
+        "--repair",
+        action="store_true",
+        help="quarantine corrupt objects, drop the action records that reach a corrupt or "
+        "missing object and remove their pointers (and garbage ones), so the next build "
+        "runs those cells again; exit 0 once repaired",
     )
     check.set_defaults(handler=cmd_store_verify)
     collect = store_sub.add_parser(
@@ -173,6 +235,23 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("a", help="a manifest.json path or a release id")
     compare.add_argument("b", help="a manifest.json path or a release id")
     compare.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    recheck = add(
+        "check",
+        cmd_check,
+        "re-execute a sample of a release's finished deterministic cells into a scratch store "
+        "and compare their outputs with the recorded ones; exit 1 naming each cell that "
+        "differs (an undeclared input or non-determinism)",
+    )
+    recheck.add_argument("release", help="release id")
+    recheck.add_argument(
+        "--kind",
+        action="append",
+        help="check only this kind (repeatable; default: every deterministic kind)",
+    )
+    recheck.add_argument(
+        "--sample", type=int, default=3, help="cells per kind (default: 3)", metavar="N"
+    )
+    recheck.add_argument("--seed", type=int, default=0, help="sampling seed (default: 0)")
     curate = add("curate", lambda a: 0, "curator tools for cases")
     curate_sub = curate.add_subparsers(dest="curate_command", required=True, metavar="ACTION")
     evidence = curate_sub.add_parser(

@@ -1,6 +1,22 @@
-"""recon.curate: freezing a case's public material into evidence bundles and workspaces."""
+"""recon.curate: freezing a case's public material into evidence bundles and workspaces,
+and rendering its evidence.
 
-from recon.curate.bundle import compose_workspace, freeze_evidence
-from recon.curate.freeze import render_evidence
+Names are imported on first use: the evidence and workspace cells import
+``recon.curate.bundle``, and their code (recon.pipeline.codegraph) must not include the
+renderer that ``render_evidence`` drives.
+"""
 
-__all__ = ["compose_workspace", "freeze_evidence", "render_evidence"]
+from __future__ import annotations
+
+from recon._lazy import exports
+
+_EXPORTS = {
+    "compose_workspace": "recon.curate.bundle",
+    "freeze_evidence": "recon.curate.bundle",
+    "render_evidence": "recon.curate.freeze",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+__getattr__ = exports(__name__, _EXPORTS)

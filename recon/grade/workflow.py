@@ -26,6 +26,7 @@ from typing import Any
 from recon.grade.functional import CheckRow, passed_by_id
 from recon.grade.result import MetricResult
 from recon.model.grading import Checkpoint, Workflow
+from recon.model.grading import checkpoint_key as key
 
 VERSION = "workflow/1"
 
@@ -33,11 +34,6 @@ VERSION = "workflow/1"
 @dataclass(frozen=True)
 class WorkflowScore(MetricResult):
     version: str = VERSION
-
-
-def key(workflow_id: str, checkpoint_id: str, *, preserved: bool = False) -> str:
-    """``wf/cp`` for the checkpoint's rows, ``wf/cp@preserved`` for the re-check."""
-    return f"{workflow_id}/{checkpoint_id}" + ("@preserved" if preserved else "")
 
 
 def score(

@@ -1,6 +1,7 @@
 """recon.model: one pydantic model per file format, each with a schema_version."""
 
 from recon.model.base import Strict, Versioned, describe, load_json, load_yaml, read_yaml, validate
+from recon.model.captures import PointCapture, ProbeResults
 from recon.model.case import Artifact, Case, Provenance
 from recon.model.contract import BuildStep, Contract, State, Viewport
 from recon.model.entry import Agent, Budget, Entry, ModelPin, Sandbox
@@ -20,6 +21,8 @@ from recon.model.records import (
     Ref,
     ReleaseResult,
     Reliability,
+    RunRecord,
+    Runs,
     Trace,
 )
 from recon.model.release import Aggregation, Protocol, ReleaseDef, Retry
@@ -36,6 +39,10 @@ SCHEMAS: dict[str, type[Versioned]] = {
     "pointer": Pointer,
     "release": ReleaseResult,
     "manifest": Manifest,
+    "run-record": RunRecord,
+    "runs": Runs,
+    "point-capture": PointCapture,
+    "probe-results": ProbeResults,
 }
 
 __all__ = [
@@ -69,6 +76,8 @@ __all__ = [
     "ReleaseResult",
     "Reliability",
     "Retry",
+    "RunRecord",
+    "Runs",
     "Sandbox",
     "State",
     "Strict",

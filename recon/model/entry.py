@@ -14,6 +14,7 @@ from pydantic import (
 
 from recon.model.base import Strict, Versioned
 from recon.model.case import Id
+from recon.model.egress import parse_allow
 
 
 class ModelPin(Strict):
@@ -81,8 +82,6 @@ class Sandbox(Strict):
     @field_validator("egress")
     @classmethod
     def _egress(cls, value: list[str]) -> list[str]:
-        from recon.sandbox.proxy import parse_allow  # import here: sandbox imports model
-
         parse_allow(value)
         return value
 

@@ -217,3 +217,9 @@ class Grading(Versioned):
         if missing:
             raise ValueError(f"preservation.regions: unknown region id(s) {missing}")
         return self
+
+
+def checkpoint_key(workflow_id: str, checkpoint_id: str, *, preserved: bool = False) -> str:
+    """``wf/cp`` for a checkpoint's probe rows, ``wf/cp@preserved`` for its re-check: the
+    name the prober writes and the workflow metric reads."""
+    return f"{workflow_id}/{checkpoint_id}" + ("@preserved" if preserved else "")

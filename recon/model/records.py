@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from recon.model.base import Strict, Versioned
 from recon.model.case import Digest
@@ -44,11 +44,29 @@ class Egress(Strict):
     allowed: int = 0
     refused: int = 0
     failed: int = 0  # admitted by the allow-list, but the upstream did not answer
-    events: Digest | None = None  # blob: the proxy's event log (JSON)
 
 
 class AttemptRecord(Versioned):
-    """One production run of one entry on one case. Immutable once written."""
+    """One production run of one entry on one case: what it produced. Immutable.
+
+    How long it ran and what it logged are run metadata (:class:`RunRecord`), kept apart
+    so that the record, and every key and manifest that names it, depends on content only.
+    """
+
+    SCHEMA_VERSION: ClassVar[int] = 2
+    schema_version: int = 2
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_v1(cls, data: Any) -> Any:
+        """Version 1 held the run metadata too: drop it (a v1 record's run stays in its blob)."""
+        if isinstance(data, dict) and data.get("schema_version", 1) == 1:
+            data = {k: v for k, v in data.items() if k not in ("duration_s", "logs", "image_id")}
+            egress = data.get("egress")
+            if isinstance(egress, dict):
+                data["egress"] = {k: v for k, v in egress.items() if k != "events"}
+            data["schema_version"] = 2
+        return data
 
     entry: str
     case: str
@@ -59,13 +77,19 @@ class AttemptRecord(Versioned):
     outcome: Outcome
     reason: str
     exit_code: int | None = None
-    duration_s: float
-    image: Digest
-    logs: Digest
+    image: Digest  # the image cell's output: the sandbox recipe
     trace: Trace = Field(default_factory=Trace)
-    image_id: str | None = None  # the engine's image id (docker); ``image`` is the recipe
     refusals: list[str] = Field(default_factory=list)  # output files refused, with reasons
     egress: Egress = Field(default_factory=Egress)
+
+
+class RunRecord(Versioned):
+    """Run metadata of one attempt: never part of a key or of a release manifest."""
+
+    duration_s: float
+    logs: Digest  # blob: the agent's and the build step's output, secrets scrubbed
+    image_id: str | None = None  # the engine's image id (docker)
+    egress_events: Digest | None = None  # blob: the proxy's event log (JSON)
 
 
 class CellRecord(Versioned):
@@ -101,18 +125,31 @@ class ManifestInputs(Strict):
     cases: dict[str, dict[str, str]]
     entries: dict[str, Digest]
     protocol: Digest
-    code: dict[str, Digest]
-    browser: str
+    code: dict[str, Digest]  # per cell kind (recon.pipeline.keys)
+    toolchain: dict[str, str]  # chromium, playwright, python, numpy...: what the code ran on
 
 
 class Manifest(Versioned):
-    """releases/<id>/manifest.json: every input and output digest of a release."""
+    """releases/<id>/manifest.json: every input and output digest of a release (run
+    metadata apart: that is ``runs.json``, see :class:`Runs`)."""
+
+    SCHEMA_VERSION: ClassVar[int] = 2
+    schema_version: int = 2
 
     release: str
     inputs: ManifestInputs
     cells: list[ManifestCell]
     release_json: Digest
     site: Digest
+
+
+class Runs(Versioned):
+    """releases/<id>/runs.json: the run metadata of a release's attempts (durations, logs),
+    as of its last export. It differs between two builds of the same inputs; nothing is
+    keyed on it."""
+
+    release: str
+    attempts: dict[str, Digest]  # attempt cell name -> its RunRecord blob
 
 
 class CaseScore(Strict):

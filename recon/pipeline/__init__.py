@@ -6,13 +6,12 @@ needs on every run) does not pay for numpy, pydantic models or the cell code.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from recon._lazy import exports
 
 _EXPORTS = {
-    "CODE_PATHS": "recon.pipeline.keys",
+    "KIND_MODULES": "recon.pipeline.keys",
+    "Codes": "recon.pipeline.keys",
     "cell_key": "recon.pipeline.keys",
-    "code_digest": "recon.pipeline.keys",
     "Cell": "recon.pipeline.cells",
     "Runtime": "recon.pipeline.cells",
     "run_cell": "recon.pipeline.cells",
@@ -25,7 +24,4 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module 'recon.pipeline' has no attribute {name!r}")
-    return getattr(importlib.import_module(_EXPORTS[name]), name)
+__getattr__ = exports(__name__, _EXPORTS)

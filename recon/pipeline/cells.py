@@ -1,21 +1,48 @@
-"""Running one cell: compute its key, reuse it from the action cache or run it, write a pointer."""
+"""Running one cell: compute its key, reuse it from the action cache or run it, heal what
+it reads, write its pointer.
+
+Healing (DESIGN §4, "verify on read"): every object a cell reads is checked against its
+digest as it is read (:class:`recon.store.Store`). A corrupt object is quarantined; a
+corrupt or missing one drops every action record that reaches it, and the cell asks its
+inputs again: an upstream cell whose record is gone, or whose pointer is missing or
+garbage, is looked up by key and re-run, in this build. A deterministic cell re-run
+gives the same digests, so nothing downstream moves; an attempt re-run is a retry.
+"""
 
 from __future__ import annotations
 
+import importlib
 import json
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from pydantic import ValidationError
+
+from recon.errors import HarnessError, StoreError
 from recon.model import CellRecord, Pointer, Ref
-from recon.pipeline.keys import cell_key, code_digest
+from recon.pipeline.keys import KIND_MODULES, Codes, cell_key
+from recon.pipeline.kinds._base import RUN_METADATA, Produced
 from recon.pipeline.project import Project
-from recon.store import ActionCache, StatCache, Store, canonical_json, write_atomic
+from recon.store import (
+    ActionCache,
+    CorruptObject,
+    ObjectFault,
+    StatCache,
+    Store,
+    canonical_json,
+    drop_reaching,
+    walk_tree,
+    write_atomic,
+)
 
 T = TypeVar("T")
+HEAL_ROUNDS = 4
+"""How many times one cell may heal its inputs before the build gives up on the store."""
 
 
 @dataclass(frozen=True)
@@ -27,19 +54,12 @@ class Cell:
     params: dict[str, Any] = field(default_factory=dict)
     deps: dict[str, Cell] = field(default_factory=dict)
     context: dict[str, Any] = field(default_factory=dict)  # read by compute, not in the key
+    reads: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Dep label -> the only outputs of it the cell reads (default: every content output)."""
 
     @property
     def id(self) -> str:
         return f"{self.kind}:{self.name}"
-
-
-@dataclass
-class Produced:
-    """What a cell's compute function returns."""
-
-    outputs: dict[str, Ref]
-    retry: bool = False
-    timings: dict[str, float] = field(default_factory=dict)
 
 
 class Runtime:
@@ -47,64 +67,102 @@ class Runtime:
 
     def __init__(self, project: Project) -> None:
         self.project = project
-        self.store = Store(project.store_root)
+        self.store = Store(project.store_root, verify=project.verify_reads)
         self.cache = ActionCache(project.store_root)
         self.stat = StatCache(project.store_root / "state" / "stat.sqlite")
-        self._codes: dict[str, str] = {}
+        self.codes = Codes(self.stat)
         self._pool: Any = None
+        self._locks: dict[str, threading.RLock] = {}
+        self._guard = threading.Lock()
 
     def code(self, kind: str) -> str:
-        if kind not in self._codes:
-            self._codes[kind] = code_digest(kind, self.stat)
-        return self._codes[kind]
+        return self.codes.digest(kind)
 
     def pointer_path(self, cell: Cell) -> Path:
         return self.project.store_root / "cells" / cell.kind / f"{cell.name}.json"
 
-    def read_pointer(self, cell: Cell) -> Pointer:
-        data = json.loads(self.pointer_path(cell).read_bytes())
-        return Pointer.model_validate(data)
+    def read_pointer(self, cell: Cell) -> Pointer | None:
+        """The cell's pointer, or None when it is missing or not a pointer (garbage)."""
+        return load_pointer(self.pointer_path(cell))
+
+    def require_pointer(self, cell: Cell) -> Pointer:
+        pointer = self.read_pointer(cell)
+        if pointer is None:
+            raise HarnessError(f"{cell.id}: its pointer {self.pointer_path(cell)} is unreadable")
+        return pointer
+
+    def lock(self, cell: Cell) -> threading.RLock:
+        """One lock per cell: two worker threads healing the same upstream run it once."""
+        with self._guard:
+            return self._locks.setdefault(cell.id, threading.RLock())
 
     def render(self, job: Callable[[Any], T]) -> T:
         """Run ``job(browser)`` on one of the pool's browsers (started on first use)."""
-        if self._pool is None:
-            from recon.render import BrowserPool
+        with self._guard:
+            if self._pool is None:
+                from recon.render import BrowserPool
 
-            self._pool = BrowserPool()
+                self._pool = BrowserPool()
         return self._pool.run(job)
 
     def close(self) -> None:
         """Close the browsers and flush the stat cache (doit calls this as a teardown)."""
         if self._pool is not None:
             self._pool.close()
+            self._pool = None
         self.stat.flush()
 
 
-def input_digests(rt: Runtime, cell: Cell) -> dict[str, str]:
-    """The output digests of every upstream cell, flattened as ``dep.output``."""
-    found: dict[str, str] = {}
-    for label, dep in sorted(cell.deps.items()):
-        pointer = rt.read_pointer(dep)
-        for out, ref in sorted(pointer.outputs.items()):
-            found[f"{label}.{out}"] = ref.digest
-    return found
+def load_pointer(path: Path) -> Pointer | None:
+    try:
+        return Pointer.model_validate(json.loads(path.read_bytes()))
+    except (OSError, ValueError, ValidationError):
+        return None
 
 
-Compute = Callable[[Runtime, Cell, dict[str, str]], Produced]
+@dataclass(frozen=True)
+class Kind:
+    """A kind's compute function and, if it reads project files, its extra inputs."""
+
+    compute: Callable[[Runtime, Cell, dict[str, str]], Produced]
+    extra: Callable[[Runtime, Cell], dict[str, str]] | None
 
 
-def run_cell(rt: Runtime, cell: Cell, compute: Compute, extra: dict[str, str] | None = None) -> str:
-    """Reuse or run ``cell``; write its pointer. Returns ``"ran"`` or ``"reused"``."""
-    inputs = {**input_digests(rt, cell), **(extra or {})}
+def kind_of(name: str) -> Kind:
+    module = importlib.import_module(KIND_MODULES[name])
+    return Kind(getattr(module, name), getattr(module, f"{name}_extra", None))
+
+
+def run_cell(rt: Runtime, cell: Cell) -> str:
+    """Reuse or run ``cell``, healing what it reads; write its pointer.
+
+    Returns ``"ran"`` or ``"reused"``.
+    """
+    with rt.lock(cell):
+        for _ in range(HEAL_ROUNDS):
+            try:
+                return _run_once(rt, cell)
+            except ObjectFault as fault:
+                heal(rt, cell, fault)
+    raise StoreError(
+        f"{cell.id}: its inputs were still corrupt or missing after {HEAL_ROUNDS} repairs; "
+        "run `recon store verify --repair` and look at the disk"
+    )
+
+
+def _run_once(rt: Runtime, cell: Cell) -> str:
+    kind = kind_of(cell.kind)
+    inputs = input_digests(rt, cell)
+    if kind.extra is not None:
+        inputs |= kind.extra(rt, cell)
     key = cell_key(cell.kind, rt.code(cell.kind), inputs, cell.params)
-    record = rt.cache.get(key)
-    if record is not None and not record.get("retry", False):
-        outputs = {k: Ref.model_validate(v) for k, v in record["outputs"].items()}
-        _write_pointer(rt, cell, key, outputs, retry=False)
-        _say("reused", cell, 0.0)
+    outputs = _cached(rt, key)
+    if outputs is not None:
+        write_pointer(rt, cell, key, outputs, retry=False)
+        say("reused", cell, 0.0)
         return "reused"
     started = time.perf_counter()
-    produced = compute(rt, cell, inputs)
+    produced = kind.compute(rt, cell, inputs)
     took = time.perf_counter() - started
     if not produced.retry:
         rec = CellRecord(
@@ -117,21 +175,82 @@ def run_cell(rt: Runtime, cell: Cell, compute: Compute, extra: dict[str, str] | 
             timings=produced.timings,
         )
         rt.cache.put(key, rec.model_dump(mode="json"))
-    _write_pointer(rt, cell, key, produced.outputs, retry=produced.retry)
-    _say("ran", cell, took)
+    write_pointer(rt, cell, key, produced.outputs, retry=produced.retry)
+    say("ran", cell, took)
     return "ran"
 
 
-def _write_pointer(rt: Runtime, cell: Cell, key: str, outputs: dict[str, Ref], retry: bool) -> None:
+def _cached(rt: Runtime, key: str) -> dict[str, Ref] | None:
+    """A finished cell's outputs, every object of them verified; None if not finished."""
+    record = rt.cache.get(key)
+    if record is None or record.get("retry", False):
+        return None
+    try:
+        outputs = {k: Ref.model_validate(v) for k, v in record["outputs"].items()}
+    except (ValidationError, AttributeError):
+        rt.cache.remove(key)
+        return None
+    for ref in outputs.values():
+        verify_ref(rt.store, ref)
+    return outputs
+
+
+def verify_ref(store: Store, ref: Ref) -> None:
+    """Check every object an output reaches (raises :class:`ObjectFault`)."""
+    store.check(ref.digest)
+    if ref.type == "tree":
+        for found in walk_tree(store, ref.digest):
+            store.check(found.digest)
+
+
+def input_digests(rt: Runtime, cell: Cell) -> dict[str, str]:
+    """The digests the cell reads from upstream, flattened as ``dep.output``: every content
+    output of each dep (never run metadata), or only those ``cell.reads`` names."""
+    found: dict[str, str] = {}
+    for label, dep in sorted(cell.deps.items()):
+        pointer = ensure(rt, dep)
+        wanted = cell.reads.get(label)
+        skip = RUN_METADATA.get(dep.kind, ())
+        for out, ref in sorted(pointer.outputs.items()):
+            if (out in wanted) if wanted is not None else (out not in skip):
+                found[f"{label}.{out}"] = ref.digest
+    return found
+
+
+def ensure(rt: Runtime, cell: Cell) -> Pointer:
+    """The pointer of a finished upstream cell: re-run (or reused by key) when its pointer
+    is missing or garbage, or when its action record was dropped by a repair."""
+    pointer = rt.read_pointer(cell)
+    if pointer is not None and (pointer.retry or rt.cache.has(pointer.key)):
+        return pointer
+    run_cell(rt, cell)
+    return rt.require_pointer(cell)
+
+
+def heal(rt: Runtime, cell: Cell, fault: ObjectFault) -> None:
+    """Drop every action record that reaches the faulty object; the caller runs again."""
+    dropped = drop_reaching(rt.store, rt.cache, {fault.digest})
+    what = "corrupt (quarantined)" if isinstance(fault, CorruptObject) else "missing"
+    sys.stderr.write(
+        f"[recon] healed {cell.id}: object {fault.digest[:12]} {what}; "
+        f"{len(dropped)} record(s) dropped, their cells run again\n"
+    )
+    sys.stderr.flush()
+
+
+def write_pointer(rt: Runtime, cell: Cell, key: str, outputs: dict[str, Ref], retry: bool) -> None:
     pointer = Pointer(kind=cell.kind, name=cell.name, key=key, outputs=outputs, retry=retry)
     data = canonical_json(pointer.model_dump(mode="json"))
     path = rt.pointer_path(cell)
-    if path.exists() and path.read_bytes() == data:
-        return  # unchanged: keep mtime so downstream checks stay cheap
+    try:
+        if path.read_bytes() == data:
+            return  # unchanged: keep mtime so downstream checks stay cheap
+    except OSError:
+        pass
     write_atomic(path, data)
 
 
-def _say(what: str, cell: Cell, took: float) -> None:
+def say(what: str, cell: Cell, took: float) -> None:
     # One write per line: print() writes the text and the newline separately, and under
     # ``doit -P thread`` two workers' lines then run into each other.
     sys.stderr.write(f"[recon] {what:<6} {cell.id}  {took:.2f}s\n")

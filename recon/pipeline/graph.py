@@ -6,10 +6,15 @@ from typing import Any
 
 from recon.model import ReleaseDef
 from recon.pipeline.cells import Cell
+from recon.pipeline.keys import KIND_MODULES, Codes
 from recon.pipeline.matrix import points
 from recon.pipeline.project import LoadedCase, Project
 from recon.sandbox import default_recipe, native_recipe
 from recon.store import StatCache, digest_json
+
+BUILD_ONLY: dict[str, tuple[str, ...]] = {"attempt": ("build",)}
+"""What render, probe and grade cells read of an attempt: its build (present only when
+the attempt is valid), never its record, so they are keyed on content (DESIGN §4)."""
 
 
 def _point_params(case: LoadedCase) -> list[dict[str, Any]]:
@@ -19,10 +24,10 @@ def _point_params(case: LoadedCase) -> list[dict[str, Any]]:
 class Graph:
     """Builds cells once per name, so releases that share cells share them in doit too."""
 
-    def __init__(self, project: Project, stat: StatCache, browser: str) -> None:
+    def __init__(self, project: Project, stat: StatCache, codes: Codes) -> None:
         self.project = project
         self.stat = stat
-        self.browser = browser
+        self.codes = codes
         self.cells: dict[str, Cell] = {}
         self.files: dict[str, list[str]] = {}  # cell id -> source files it reads
 
@@ -34,8 +39,9 @@ class Graph:
         deps: dict[str, Cell],
         files: list[str] | None = None,
         context: dict[str, Any] | None = None,
+        reads: dict[str, tuple[str, ...]] | None = None,
     ) -> Cell:
-        cell = Cell(kind, name, params, deps, context or {})
+        cell = Cell(kind, name, params, deps, context or {}, reads or {})
         known = self.cells.get(cell.id)
         if known is not None:
             return known
@@ -95,7 +101,7 @@ class Graph:
 
     def oracle(self, case: LoadedCase, point: dict[str, Any], point_id: str) -> Cell:
         files = [str(p) for p in sorted(case.reference.rglob("*")) if p.is_file()]
-        params = {"case": case.id, "point": point, "browser": self.browser}
+        params = {"case": case.id, "point": point}
         return self._cell("oracle", f"{case.id}.{point_id}", params, {}, files)
 
     def _grading(self, case: LoadedCase) -> tuple[str, str]:
@@ -108,9 +114,9 @@ class Graph:
             "route": case.contract.routes[0],
             "viewports": [vp.model_dump(mode="json") for vp in case.contract.viewports],
         }
-        params = {"case": case.id, "plan": plan, "grading": gdigest, "browser": self.browser}
+        params = {"case": case.id, "plan": plan, "grading": gdigest}
         files = [grading, *more.pop("files", [])]
-        return self._cell("probe", name, {**params, **more}, deps, files)
+        return self._cell("probe", name, {**params, **more}, deps, files, reads=BUILD_ONLY)
 
     def baseline(self, case: LoadedCase, which: str) -> dict[str, Cell]:
         """The reference's or the starter's own probe (and the starter's captures): what
@@ -121,7 +127,7 @@ class Graph:
         cells = {f"{which}-probe": self._probe(f"{case.id}.{which}", case, {}, build=which,
                                               files=files)}  # fmt: skip
         if which == "starter":
-            params = {"points": _point_params(case), "browser": self.browser, "build": which}
+            params = {"points": _point_params(case), "build": which}
             cells["starter-capture"] = self._cell(
                 "capture", f"{case.id}.starter", {**params, "case": case.id}, {}, files
             )
@@ -131,7 +137,7 @@ class Graph:
         pts = _point_params(case)
         grading, gdigest = self._grading(case)
         capture = self._cell(
-            "capture", attempt.name, {"points": pts, "browser": self.browser}, {"attempt": attempt}
+            "capture", attempt.name, {"points": pts}, {"attempt": attempt}, reads=BUILD_ONLY
         )
         probe = self._probe(attempt.name, case, {"attempt": attempt})
         oracles = {}
@@ -151,6 +157,7 @@ class Graph:
                 **self.baseline(case, "starter"),
             },
             [grading],
+            reads=BUILD_ONLY,
         )
         return capture, grade
 
@@ -201,8 +208,6 @@ class Graph:
         return list(walk(roots))
 
     def manifest_inputs(self, release: ReleaseDef) -> dict[str, Any]:
-        from recon.pipeline.keys import CODE_PATHS, code_digest
-
         cases = {}
         for case_id in release.cases:
             case = self.project.cases[case_id]
@@ -229,6 +234,6 @@ class Graph:
             "cases": cases,
             "entries": {e: self.entry_digest(e) for e in release.entries},
             "protocol": self.project.protocol_digest(release.protocol),
-            "code": {kind: code_digest(kind, self.stat) for kind in CODE_PATHS},
-            "browser": self.browser,
+            "code": {kind: self.codes.digest(kind) for kind in KIND_MODULES},
+            "toolchain": self.codes.toolchain(),
         }

@@ -50,6 +50,7 @@ class Project:
     root: Path
     store_root: Path
     sealed_root: Path | None = None
+    verify_reads: bool = True  # RECON_VERIFY_ON_READ=0 turns it off, to measure its cost only
 
     @classmethod
     def open(cls, root: Path) -> Project:
@@ -57,7 +58,10 @@ class Project:
         store = Path(os.environ.get("RECON_STORE") or root / "store").resolve()
         sealed_env = os.environ.get("RECON_SEALED")
         return cls(
-            root=root, store_root=store, sealed_root=Path(sealed_env) if sealed_env else None
+            root=root,
+            store_root=store,
+            sealed_root=Path(sealed_env) if sealed_env else None,
+            verify_reads=os.environ.get("RECON_VERIFY_ON_READ", "1") != "0",
         )
 
     def sealed_dir(self, case_id: str) -> Path:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,12 +11,12 @@ from doit.exceptions import TaskFailed
 from doit.tools import config_changed
 
 from recon.errors import ReconError
-from recon.pipeline.cells import Cell, Runtime, run_cell, walk
+from recon.pipeline.cells import Cell, Runtime, load_pointer, run_cell, walk
 from recon.pipeline.checker import blake3_checker
-from recon.pipeline.compute import COMPUTE, build_extra, evidence_extra, oracle_extra
 from recon.pipeline.graph import Graph
 from recon.pipeline.project import Project
-from recon.store import checkout_tree, digest_json, write_atomic
+from recon.pipeline.publish import FILES, publish
+from recon.store import digest_json
 
 BROWSER_KINDS = ("oracle", "capture", "probe")
 
@@ -26,15 +24,11 @@ BROWSER_KINDS = ("oracle", "capture", "probe")
 class Pipeline:
     """What dodo.py asks for: the doit config and the task dicts of every release."""
 
-    def __init__(self, project: Project, browser: str | None = None) -> None:
+    def __init__(self, project: Project) -> None:
         project.validate()
         self.project = project
         self.rt = Runtime(project)
-        if browser is None:
-            from recon.render import browser_version
-
-            browser = browser_version()
-        self.graph = Graph(project, self.rt.stat, browser)
+        self.graph = Graph(project, self.rt.stat, self.rt.codes)
         self.roots = {rid: self.graph.release(rel) for rid, rel in project.releases.items()}
 
     @classmethod
@@ -80,60 +74,34 @@ class Pipeline:
 
     def _run(self, cell: Cell) -> TaskFailed | None:
         try:
-            run_cell(self.rt, cell, COMPUTE[cell.kind], self._extra(cell))
+            run_cell(self.rt, cell)
         except ReconError as err:
             return TaskFailed(f"{cell.id}: {err}")
         return None
 
-    def _extra(self, cell: Cell) -> dict[str, str]:
-        if cell.kind == "evidence":
-            return evidence_extra(self.rt, self.project.cases[cell.name].public)
-        if cell.kind == "oracle":
-            return oracle_extra(self.rt, self.project.cases[cell.params["case"]].reference)
-        which = cell.params.get("build")
-        if which is not None:  # a case's own reference or starter, rendered for comparison
-            case = self.project.cases[cell.params["case"]]
-            return build_extra(
-                self.rt, case.reference if which == "reference" else case.starter_build
-            )
-        return {}
-
     def _release_task(self, rid: str, root: Cell) -> dict[str, Any]:
         out = self.project.root / "releases" / rid
+        # The attempts' pointers too: a re-run attempt's run metadata goes to runs.json.
+        attempts = [c for c in walk([root]) if c.kind == "attempt"]
         return {
             "basename": "release",
             "name": rid,
             "doc": f"build release {rid}: every cell, then releases/{rid}/",
             "actions": [(self._export, [rid, root])],
-            "file_dep": [self._rel(self.rt.pointer_path(root))],
-            "targets": [self._rel(out / "release.json"), self._rel(out / "manifest.json")],
+            "file_dep": [self._rel(self.rt.pointer_path(c)) for c in [root, *attempts]],
+            "targets": [self._rel(out / name) for name in FILES if "." in name],
         }
 
     def _export(self, rid: str, root: Cell) -> TaskFailed | None:
-        """Copy the release JSON, the manifest and the site out of the store."""
+        """Write releases/<id>/ (release JSON, manifest, runs, site), verified and atomic."""
         try:
-            store = self.rt.store
-            manifest = store.read_json(self.rt.read_pointer(root).outputs["manifest"].digest)
-            out = self.project.root / "releases" / rid
-            release = store.read_json(manifest["release_json"])
-            write_atomic(out / "release.json", _pretty(release))
-            site = out / "site"
-            if site.exists():
-                shutil.rmtree(site)
-            checkout_tree(store, manifest["site"], site)
-            write_atomic(out / "manifest.json", _pretty(manifest))
+            publish(self.rt, rid, root, self.project.root / "releases" / rid)
         except ReconError as err:
             return TaskFailed(f"release:{rid}: {err}")
         return None
 
 
-def _pretty(value: Any) -> bytes:
-    return (json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False) + "\n").encode()
-
-
 def _no_retry_pending(pointer: str) -> bool:
     """An attempt that ended in a harness failure is retried on the next build."""
-    try:
-        return not json.loads(Path(pointer).read_bytes()).get("retry", False)
-    except FileNotFoundError:
-        return False
+    found = load_pointer(Path(pointer))
+    return found is not None and not found.retry

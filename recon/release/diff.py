@@ -25,7 +25,8 @@ RELEASE_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 @dataclass(frozen=True)
 class InputChange:
-    """One input digest: ``path`` like ``cases.home.public``, ``code.grade``, ``browser``."""
+    """One input digest: ``path`` like ``cases.home.public``, ``code.grade``,
+    ``toolchain.chromium`` (a toolchain fact is shown whole: "Chromium 156... -> 157...")."""
 
     path: str
     old: str | None
@@ -126,7 +127,8 @@ def load_side(arg: str, project_root: Path) -> tuple[Manifest, ReleaseResult]:
 
 
 def _flat_inputs(m: Manifest) -> dict[str, str]:
-    flat = {"release": m.release, "protocol": m.inputs.protocol, "browser": m.inputs.browser}
+    flat = {"release": m.release, "protocol": m.inputs.protocol}
+    flat.update({f"toolchain.{tool}": v for tool, v in m.inputs.toolchain.items()})
     for case, digests in m.inputs.cases.items():
         flat.update({f"cases.{case}.{part}": d for part, d in digests.items()})
     flat.update({f"entries.{entry}": d for entry, d in m.inputs.entries.items()})

@@ -30,6 +30,8 @@ from playwright.sync_api import Error as PlaywrightError
 from recon.errors import HarnessError
 
 CHROMIUM = "/usr/bin/chromium"
+TOOL_FACTS = ("chromium",)
+"""Render cells' keys hold the chromium version (recon.pipeline.codegraph)."""
 LAUNCH_ARGS = [
     "--no-sandbox",
     "--disable-gpu",

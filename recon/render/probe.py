@@ -28,7 +28,7 @@ from playwright.sync_api import Browser, Locator, Page
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from recon.model.grading import Assertion, Checkpoint, Step, Workflow
+from recon.model.grading import Assertion, Checkpoint, Step, Workflow, checkpoint_key
 from recon.model.grading import Locator as Spec
 from recon.render.page import (
     Reader,
@@ -116,16 +116,14 @@ def _checkpoint(
     settle_ms: int,
     timeout_ms: int,
 ) -> None:
-    from recon.grade.workflow import key
-
-    here = key(workflow.id, cp.id)
+    here = checkpoint_key(workflow.id, cp.id)
     run.rows[here] = [check(session, a, timeout_ms).row() for a in cp.assertions]
     run.screenshots[here] = _screenshot(session)
     if cp.preserve is None:
         return
     route = workflow.route if cp.preserve == "reload" else str(cp.navigate_to)
     load(session, route, settle_ms)
-    again = key(workflow.id, cp.id, preserved=True)
+    again = checkpoint_key(workflow.id, cp.id, preserved=True)
     run.rows[again] = [check(session, a, timeout_ms).row() for a in cp.assertions]
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import docker
 import pytest
 
-from recon.model import AttemptRecord
+from recon.model import AttemptRecord, RunRecord
 from recon.sandbox import ImageBuild, deps
 from recon.store import Store
 from tests.agents.model_server import Script, serve_model
@@ -55,12 +55,13 @@ def model() -> Iterator[tuple[Script, int]]:
         yield script, port
 
 
-def _record(project: Path, entry: str) -> tuple[AttemptRecord, dict[str, Any], Store]:
+def _record(project: Path, entry: str) -> tuple[AttemptRecord, RunRecord, dict[str, Any], Store]:
     store = Store(project / "store")
     [pointer] = (project / "store" / "cells" / "attempt").glob(f"*.{entry}.*.json")
     outputs = json.loads(pointer.read_text())["outputs"]
     record = AttemptRecord.model_validate(store.read_json(outputs["record"]["digest"]))
-    return record, outputs, store
+    run = RunRecord.model_validate(store.read_json(outputs["run"]["digest"]))
+    return record, run, outputs, store
 
 
 @pytest.mark.docker
@@ -87,19 +88,19 @@ def test_mini_swe_agent_formal_release_through_the_egress_proxy(
     # the agent talked to the allow-listed model host only, with the forwarded key
     assert len(script.requests) == 3
     assert script.authorization == [f"Bearer {SECRET}"] * 3
-    record, outputs, store = _record(project, "mini-swe-agent-scripted")
-    assert record.outcome == "valid", (record.reason, store.read_bytes(record.logs)[-3000:])
-    assert record.formal and record.backend == "docker" and record.image_id
+    record, run, outputs, store = _record(project, "mini-swe-agent-scripted")
+    assert record.outcome == "valid", (record.reason, store.read_bytes(run.logs)[-3000:])
+    assert record.formal and record.backend == "docker" and run.image_id
     assert record.egress.allowed >= 1 and record.egress.refused == 1
-    assert record.egress.events is not None
-    events = store.read_json(record.egress.events)
+    assert run.egress_events is not None
+    events = store.read_json(run.egress_events)
     assert {e["target"] for e in events if e["verdict"] == "refused"} == {
         "api.not-allowed.example:443"
     }
     assert {e["target"] for e in events if e["verdict"] == "allowed"} == {f"127.0.0.1:{port}"}
     assert (record.trace.turns, record.trace.tool_calls, record.trace.tokens) == (3, 3, 360)
     # the key reached the model server and nothing the harness wrote
-    logs = store.read_bytes(record.logs)
+    logs = store.read_bytes(run.logs)
     assert b"mini-swe-agent" in logs and SECRET.encode() not in logs
     assert SECRET not in json.dumps(record.model_dump(mode="json"))
     for path in (project / "store").rglob("*"):
@@ -116,9 +117,9 @@ def test_mini_swe_agent_formal_release_through_the_egress_proxy(
 
     # agents whose API cannot be reached: harness failures, decided before any container
     for name, key in (("claude-code", "ANTHROPIC_API_KEY"), ("codex-cli", "OPENAI_API_KEY")):
-        failed, _, _ = _record(project, name)
+        failed, failed_run, _, _ = _record(project, name)
         assert failed.outcome == "harness_failure"
         assert "credentials missing" in failed.reason and key in failed.reason
-        assert failed.duration_s == 0.0 and store.read_bytes(failed.logs) == b""
+        assert failed_run.duration_s == 0.0 and store.read_bytes(failed_run.logs) == b""
         assert by_entry[name]["outcome"] == "harness_failure" and by_entry[name]["total"] is None
     assert result["reliability"]["by_outcome"]["harness_failure"] == 2

@@ -68,7 +68,7 @@ def manifest(grade_code: str = "g1", **over: Any) -> Manifest:
             entries={e: d(f"entry-{e}") for e in ENTRIES},
             protocol=d("protocol"),
             code={"grade": d(grade_code), "capture": d("capture-code")},
-            browser="chromium 126.0.6478.126",
+            toolchain={"chromium": "Chromium 126.0.6478.126", "numpy": "2.4.6"},
         ),
         "cells": cells(grade_code),
         "release_json": d(f"release-{grade_code}"),
@@ -180,7 +180,7 @@ def test_added_removed_cells_entries_and_cases() -> None:
         update={
             "cases": {"home": a.inputs.cases["home"], "blog": {"public": d("pub-blog")}},
             "entries": {"alpha": d("entry-alpha-v2"), "gamma": d("entry-gamma")},
-            "browser": "chromium 127",
+            "toolchain": {"chromium": "Chromium 127.0.6533.72", "numpy": "2.4.6"},
         }
     )
     extra = ManifestCell(kind="evidence", name="blog", key=d("ev-blog"), outputs={})
@@ -190,13 +190,13 @@ def test_added_removed_cells_entries_and_cases() -> None:
     result_diff = diff(a, old, b, new)
     changes = {c.path: c.change for c in result_diff.inputs}
     assert changes == {
-        "browser": "changed",
         "cases.blog.public": "added",
         "cases.shop.public": "removed",
         "cases.shop.sealed": "removed",
         "entries.alpha": "changed",
         "entries.beta": "removed",
         "entries.gamma": "added",
+        "toolchain.chromium": "changed",
     }
     table = render_table(result_diff)
     assert "evidence: 0 changed, 1 added, 1 removed, 1 unchanged" in table
@@ -245,9 +245,9 @@ def test_load_side_malformed_files_name_the_file_and_field(tmp_path: Path) -> No
     with pytest.raises(ConfigError, match=rf"{where}: malformed JSON: line 1.*rebuild it"):
         load_side(str(path), tmp_path)
     data = json.loads(manifest().model_dump_json())
-    del data["inputs"]["browser"]
+    del data["inputs"]["toolchain"]
     path.write_text(json.dumps(data))
-    with pytest.raises(ConfigError, match=rf"{where}: inputs\.browser: field required"):
+    with pytest.raises(ConfigError, match=rf"{where}: inputs\.toolchain: field required"):
         load_side(str(path), tmp_path)
     write_side(tmp_path / "r", manifest(), result(BEFORE, release="2025q2"))
     with pytest.raises(ConfigError, match="release '2025q2' does not match"):

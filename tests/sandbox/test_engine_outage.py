@@ -240,9 +240,13 @@ def attempt_records(project: Path) -> dict[str, dict[str, Any]]:
     found = {}
     for pointer in sorted((project / "store/cells/attempt").glob("*.json")):
         data = read_json(pointer)
-        digest = data["outputs"]["record"]["digest"]
-        blob = project / "store/objects" / digest[:2] / digest
-        found[f"attempt:{data['name']}"] = {**read_json(blob), "retry": data.get("retry", False)}
+        record, run = (data["outputs"][k]["digest"] for k in ("record", "run"))
+        blobs = [read_json(project / "store/objects" / d[:2] / d) for d in (record, run)]
+        found[f"attempt:{data['name']}"] = {
+            **blobs[0],
+            "image_id": blobs[1]["image_id"],
+            "retry": data.get("retry", False),
+        }
     return found
 
 

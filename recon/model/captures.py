@@ -1,0 +1,78 @@
+"""What the render cells write and the grade and site cells read.
+
+A **capture set** is the tree a capture or oracle cell stores: one folder per matrix point
+(``<point id>/``) holding the files named in :class:`PointFiles`, one of which,
+``capture.json``, is a :class:`PointCapture`. The **probe results** of a probe cell are one
+:class:`ProbeResults` blob, with checkpoint screenshots in a tree beside it
+(``<workflow>.<checkpoint>.png``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import Field
+
+from recon.model.base import Strict, Versioned
+
+
+class NetworkRow(Strict):
+    """One request the page made and what the harness did with it."""
+
+    url: str
+    outcome: str  # served, missing, blocked... (recon.render.serve)
+    path: str | None = None  # the build file a served request was answered with
+
+
+class PointCapture(Versioned):
+    """``<point>/capture.json``: the status of one matrix point's capture."""
+
+    point: str
+    route: str
+    viewport: str
+    state: str
+    failure: str | None = None  # why the capture may not show the point it was asked for
+    console: list[str] = Field(default_factory=list)
+    network: list[NetworkRow] = Field(default_factory=list)
+
+
+class PointFiles:
+    """The file names of one point's folder in a capture set."""
+
+    FULL: ClassVar[str] = "full.png"  # the full-page still
+    VIEWPORT: ClassVar[str] = "viewport.png"  # the first screen
+    DOM: ClassVar[str] = "dom.json"  # the DOM/layout snapshot (recon.render.snapshot)
+    RECORD: ClassVar[str] = "capture.json"  # a PointCapture
+
+    @staticmethod
+    def path(point: str, name: str) -> str:
+        return f"{point}/{name}"
+
+
+class CheckRow(Strict):
+    """One probed check: its id, whether it passed, and what was observed."""
+
+    id: str
+    passed: bool
+    observed: str = ""
+
+
+class ProbeResults(Versioned):
+    """A probe cell's results: assertions per viewport (the route's default state), the
+    protected checks of preservation, rows per workflow checkpoint, and what failed."""
+
+    assertions: dict[str, list[CheckRow]] = Field(default_factory=dict)
+    preservation: list[CheckRow] = Field(default_factory=list)
+    workflows: dict[str, list[CheckRow]] = Field(default_factory=dict)
+    failures: dict[str, str] = Field(default_factory=dict)
+
+    def rows(self) -> dict[str, Any]:
+        """Plain rows, as the pure metrics take them."""
+        dump = self.model_dump(mode="json")
+        return {k: dump[k] for k in ("assertions", "preservation", "workflows", "failures")}
+
+
+class Skipped(Versioned):
+    """What a render, probe or grade cell stores when its attempt has no build to read."""
+
+    skipped: str

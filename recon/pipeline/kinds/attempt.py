@@ -1,0 +1,144 @@
+"""The attempt cell: one production run of one entry on one case (DESIGN §4, §7).
+
+Reads: ``workspace.workspace`` and ``image.image``; its key also holds the entry's and the
+protocol's digests and the attempt index, and no harness code (the kind is code-free, so
+no harness change re-runs an agent). Writes:
+
+- ``record``: the :class:`~recon.model.AttemptRecord` (what the run produced: outcome,
+  reason, exit code, image, trace counts, refusals, egress counts);
+- ``build``: the build output tree, only when the attempt is valid, the one output the
+  render and grade cells read, so a re-run with identical output re-renders nothing
+  (an invalid attempt's output, if any, is kept as ``partial``);
+- ``run``: the :class:`~recon.model.RunRecord`, run metadata (duration, logs, engine image
+  id, egress event log), kept out of every key and of the manifest's cells.
+
+Whatever a backend raises becomes a record: a :class:`~recon.errors.ReconError` is the
+harness's failure (retried); anything else is a harness bug, a harness failure whose
+reason names the exception.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from recon.agents import CommandAdapter, not_started
+from recon.errors import HarnessError, ReconError
+from recon.model import AttemptRecord, Egress, Entry, RunRecord
+from recon.pipeline.kinds._base import Produced, blob, tree
+from recon.sandbox import (
+    CONTAINER_PATHS,
+    ENTRY_DIR,
+    AttemptRun,
+    DockerRun,
+    Mount,
+    default_recipe,
+    ensure_image,
+    require_deps,
+    run_docker,
+    run_native,
+)
+from recon.store import checkout_tree, put_tree
+
+if TYPE_CHECKING:
+    from recon.pipeline.cells import Cell, Runtime
+
+
+def attempt(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
+    p = cell.params
+    entry = rt.project.entries[p["entry"]]
+    loaded = rt.project.cases[p["case"]]
+    protocol = rt.project.release(cell.context["release"]).protocol
+    with tempfile.TemporaryDirectory(prefix="recon-attempt-") as tmp:
+        work = Path(tmp) / "workspace"
+        checkout_tree(rt.store, inputs["workspace.workspace"], work)
+        run = _run(rt, cell, entry, work, Path(tmp) / "build")
+        build = put_tree(rt.store, run.output) if run.output is not None else None
+    extra: dict[str, Any] = {}
+    meta: dict[str, Any] = {}
+    if isinstance(run, DockerRun):
+        counts = {k: run.egress.get(k, 0) for k in ("allowed", "refused", "failed")}
+        extra = {"refusals": run.refusals, "egress": Egress(**counts)}
+        meta = {
+            "image_id": run.image_id or None,
+            "egress_events": rt.store.put_json(run.egress.get("events", [])),
+        }
+    record = AttemptRecord(
+        entry=entry.id,
+        case=loaded.id,
+        index=p["index"],
+        protocol=protocol.name,
+        backend=protocol.backend,
+        formal=protocol.backend == "docker",
+        outcome=run.outcome,
+        reason=run.reason,
+        exit_code=run.exit_code,
+        image=inputs["image.image"],
+        trace=run.trace,
+        **extra,
+    )
+    ran = RunRecord(duration_s=run.duration_s, logs=rt.store.put_bytes(run.logs), **meta)
+    outputs = {
+        "record": blob(rt.store, record.model_dump(mode="json")),
+        "run": blob(rt.store, ran.model_dump(mode="json")),
+    }
+    if build is not None:  # an invalid attempt's output is kept, never rendered
+        outputs["build" if run.outcome == "valid" else "partial"] = tree(build)
+    return Produced(outputs, retry=run.outcome == "harness_failure")
+
+
+def _run(rt: Runtime, cell: Cell, entry: Entry, work: Path, out: Path) -> AttemptRun:
+    """The backend's run; every exception becomes a harness failure with its reason."""
+    try:
+        # Credentials first: missing ones are the harness's failure, before anything starts.
+        missing = CommandAdapter(entry.agent).credentials_reason(entry.id, os.environ)
+        if missing is not None:
+            return not_started(missing)
+        loaded = rt.project.cases[cell.params["case"]]
+        protocol = rt.project.release(cell.context["release"]).protocol
+        if protocol.backend == "docker":
+            sealed = [rt.project.sealed_dir(loaded.id)]
+            return _docker(
+                rt, entry, loaded.contract.build, protocol.time_limit_s, work, out, sealed
+            )
+        return run_native(
+            work, entry, rt.project.entries_dir, loaded.contract, protocol.time_limit_s
+        )
+    except ReconError as err:
+        return not_started(f"harness: {err}")
+    except Exception as err:  # a harness bug: recorded and retried, never scored
+        return not_started(f"harness bug: {type(err).__name__}: {err}")
+
+
+def _docker(
+    rt: Runtime,
+    entry: Entry,
+    build: Any,
+    time_limit_s: int,
+    work: Path,
+    out: Path,
+    sealed: list[Path],
+) -> AttemptRun:
+    """One formal attempt. A missing image is rebuilt (a cache hit when the tag exists);
+    engine trouble comes back from ``run_docker`` as a harness failure, retried next build.
+    The offline dependency store must have been fetched (``recon deps fetch``)."""
+    try:
+        deps = require_deps(rt.project.store_root)
+    except HarnessError as err:
+        return not_started(f"harness: {err}")
+    try:
+        tag = ensure_image().tag
+    except HarnessError:
+        tag = default_recipe().tag  # run_docker reports the engine or image as missing
+    adapter = CommandAdapter(entry.agent)
+    agent = adapter.prepare(CONTAINER_PATHS, os.environ)
+    run = run_docker(
+        work, agent.command, entry.budget, time_limit_s, tag,
+        build=build, out=out, egress=entry.sandbox.egress, env=agent.env,
+        secrets=agent.secrets, mounts=[Mount(rt.project.entries_dir, ENTRY_DIR)], sealed=sealed,
+        deps=deps, trace_file=agent.trace_file,
+    )  # fmt: skip
+    run.trace = adapter.trace(run.logs, run.trace_file)
+    return run

@@ -1,0 +1,125 @@
+"""The grade cell: the seven dimensions of one attempt (DESIGN §6).
+
+Reads: ``attempt.build`` (the bytes the page was served, for policy), ``capture.captures``,
+``probe.results`` and ``probe.checkpoints``; the case's ``oracle.<point>.captures``, its
+reference's and starter's probes and the starter's captures; ``evidence.bundle``; the
+sealed grading (its digest is a parameter). Writes: ``grade``, the metric table of
+:func:`recon.grade.attempt.grade`, or a :class:`~recon.model.captures.Skipped` blob when
+the attempt has no valid build.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from recon.grade.attempt import Build, Probed, View, decode_png
+from recon.grade.attempt import grade as grade_attempt
+from recon.model.captures import PointCapture, PointFiles, ProbeResults
+from recon.pipeline.kinds._base import Produced, blob, skipped
+from recon.pipeline.matrix import Point
+from recon.store import Store, tree_files
+
+if TYPE_CHECKING:
+    from recon.pipeline.cells import Cell, Runtime
+
+
+def grade(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
+    build = inputs.get("attempt.build")
+    if build is None:
+        return skipped(rt.store, "grade", "attempt is not valid")
+    store = rt.store
+    loaded = rt.project.cases[cell.params["case"]]
+    pts = [Point.from_params(raw) for raw in cell.params["points"]]
+    reference_views: dict[str, View] = {}
+    for pt in pts:
+        reference_views.update(read_views(store, inputs[f"oracle.{pt.id}.captures"], [pt]))
+    candidate_views = read_views(store, inputs["capture.captures"], pts)
+
+    def probed(dep: str) -> Probed:
+        return read_probed(store, inputs[f"{dep}.results"], inputs[f"{dep}.checkpoints"])
+
+    table = grade_attempt(
+        loaded.grading,
+        Build(candidate_views, probed("probe")),
+        Build(reference_views, probed("reference-probe")),
+        Build(read_views(store, inputs["starter-capture.captures"], pts), probed("starter-probe")),
+        first_viewport=pts[0].viewport.name,
+        evidence=read_evidence(store, inputs["evidence.bundle"]),
+        served=read_served(store, build, inputs["capture.captures"]),
+    )
+    return Produced({"grade": blob(store, table)})
+
+
+def read_views(store: Store, captures: str, points: list[Point]) -> dict[str, View]:
+    """The capture set's points as the grader's views; a missing point is a failed one."""
+    files = tree_files(store, captures)
+
+    def read(pid: str, name: str) -> bytes:
+        ref = files.get(PointFiles.path(pid, name))
+        return store.read_bytes(ref.digest) if ref is not None else b""
+
+    views = {}
+    for pt in points:
+        raw = read(pt.id, PointFiles.RECORD)
+        record = PointCapture.model_validate_json(raw) if raw else None
+        image = decode_png(read(pt.id, PointFiles.FULL))
+        failure = record.failure if record is not None else "not captured"
+        failure = failure or (None if image is not None else "no screenshot")
+        views[pt.id] = View(
+            point=pt.id,
+            route=pt.route,
+            viewport=pt.viewport.name,
+            width=pt.viewport.width,
+            height=pt.viewport.height,
+            state=pt.state,
+            image=None if failure else image,
+            dom=json.loads(read(pt.id, PointFiles.DOM) or b"[]"),
+            network=[(n.url, n.outcome) for n in (record.network if record else [])],
+            failure=failure,
+        )
+    return views
+
+
+def read_probed(store: Store, results: str, checkpoints: str) -> Probed:
+    raw = ProbeResults.model_validate(store.read_json(results)).rows()
+    shots = {}
+    for path, f in tree_files(store, checkpoints).items():
+        image = decode_png(store.read_bytes(f.digest))
+        if image is not None:
+            shots[path.removesuffix(".png")] = image
+    return Probed(
+        assertions=raw["assertions"],
+        preservation=raw["preservation"],
+        workflows=raw["workflows"],
+        screenshots=shots,
+        failures=raw["failures"],
+    )
+
+
+def read_served(store: Store, build: str, captures: str) -> dict[str, bytes]:
+    """The bytes the page was served, by URL (from the capture set's network rows)."""
+    files = tree_files(store, build)
+    served: dict[str, bytes] = {}
+    for path, ref in sorted(tree_files(store, captures).items()):
+        if not path.endswith(f"/{PointFiles.RECORD}"):
+            continue
+        for row in PointCapture.model_validate_json(store.read_bytes(ref.digest)).network:
+            found = files.get(row.path) if row.path else None
+            if row.outcome == "served" and found is not None and row.url not in served:
+                served[row.url] = store.read_bytes(found.digest)
+    return served
+
+
+def read_evidence(store: Store, bundle: str) -> dict[str, np.ndarray]:
+    """The evidence bundle's stills (``evidence/<name>.png``), decoded."""
+    found = {}
+    for path, f in tree_files(store, bundle).items():
+        parts = path.split("/")
+        if len(parts) == 2 and parts[0] == "evidence" and parts[1].endswith(".png"):
+            image = decode_png(store.read_bytes(f.digest))
+            if image is not None:
+                found[parts[1]] = image
+    return found

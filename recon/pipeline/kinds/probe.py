@@ -1,0 +1,77 @@
+"""The probe cell: the sealed checks run against a build in the browser.
+
+Reads: the build tree (``attempt.build``, or the case's reference or starter as extra
+input ``build``), the case's sealed grading (its digest is a parameter) and the probe
+plan (route and viewports). Writes: ``results``, a :class:`~recon.model.captures.ProbeResults`
+blob (assertions at every contract viewport in the route's default state, preservation
+checks at the first viewport, every workflow's checkpoint rows) and ``checkpoints``, a
+tree of the checkpoint screenshots (``<workflow>.<checkpoint>.png``).
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import TYPE_CHECKING
+
+from recon.model import Viewport
+from recon.model.captures import CheckRow, ProbeResults
+from recon.model.contract import VIEWPORTS
+from recon.pipeline.kinds._base import Produced, blob, skipped, tree
+from recon.render import Viewport as RenderViewport
+from recon.render import run_checks, run_workflow
+from recon.store import put_files, put_tree, tree_reader
+
+if TYPE_CHECKING:
+    from recon.pipeline.cells import Cell, Runtime
+
+
+def probe_extra(rt: Runtime, cell: Cell) -> dict[str, str]:
+    """A case's own reference or starter build, probed once per case for comparison."""
+    which = cell.params.get("build")
+    if which is None:
+        return {}
+    case = rt.project.cases[cell.params["case"]]
+    root = case.reference if which == "reference" else case.starter_build
+    return {"build": put_tree(rt.store, root) if root.is_dir() else put_files(rt.store, {})}
+
+
+def _viewport(vp: Viewport) -> RenderViewport:
+    return RenderViewport(vp.name, vp.width, vp.height)
+
+
+def probe(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
+    build = inputs.get("build") or inputs.get("attempt.build")
+    if build is None:
+        return skipped(rt.store, "results", "attempt is not valid")
+    grading = rt.project.cases[cell.params["case"]].grading
+    plan = cell.params["plan"]
+    read = tree_reader(rt.store, build)
+    viewports = [Viewport.model_validate(v) for v in plan["viewports"]]
+    protected = {a.id for a in grading.preservation.assertions}
+    assertions: dict[str, list[CheckRow]] = {}
+    kept: list[CheckRow] = []
+    for i, vp in enumerate(viewports):
+        checks = list(grading.assertions) + (grading.preservation.assertions if i == 0 else [])
+        job = partial(run_checks, read=read, route=plan["route"], viewport=_viewport(vp),
+                      assertions=checks)  # fmt: skip
+        rows = [CheckRow.model_validate(r.row()) for r in rt.render(job)]
+        assertions[vp.name] = [r for r in rows if r.id not in protected]
+        kept += [r for r in rows if r.id in protected]
+    workflows: dict[str, list[CheckRow]] = {}
+    failures: dict[str, str] = {}
+    shots: dict[str, bytes] = {}
+    for wf in grading.workflows:
+        vp = VIEWPORTS[wf.viewport]
+        run = rt.render(partial(run_workflow, read=read, workflow=wf, viewport=_viewport(vp)))
+        workflows.update({k: [CheckRow.model_validate(r) for r in v] for k, v in run.rows.items()})
+        if run.failure is not None:
+            failures[wf.id] = run.failure
+        shots.update({f"{k}.png": png for k, png in run.screenshots.items() if png})
+    results = ProbeResults(
+        assertions=assertions, preservation=kept, workflows=workflows, failures=failures
+    )
+    outputs = {
+        "results": blob(rt.store, results.model_dump(mode="json")),
+        "checkpoints": tree(put_files(rt.store, shots)),
+    }
+    return Produced(outputs)

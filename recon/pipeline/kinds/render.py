@@ -1,0 +1,91 @@
+"""The oracle and capture cells: a build rendered at matrix points, as a capture set.
+
+Reads: the build tree (``oracle``: the case's sealed reference, extra input
+``reference``; ``capture``: ``attempt.build``, or the case's starter as extra input
+``build``), and the points (parameters). Writes: ``captures``, a capture set
+(:mod:`recon.model.captures`): per point, the full-page and first-screen stills, the DOM
+snapshot and a :class:`~recon.model.captures.PointCapture`. A capture cell whose attempt
+has no valid build stores a :class:`~recon.model.captures.Skipped` blob instead.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import partial
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from recon.model.captures import NetworkRow, PointCapture, PointFiles
+from recon.pipeline.kinds._base import Produced, skipped, tree
+from recon.pipeline.matrix import Point
+from recon.render import Viewport
+from recon.render import capture as render_capture
+from recon.render.serve import build_path
+from recon.store import put_files, put_tree, tree_reader
+
+if TYPE_CHECKING:
+    from recon.pipeline.cells import Cell, Runtime
+
+
+def oracle_extra(rt: Runtime, cell: Cell) -> dict[str, str]:
+    return {"reference": put_tree(rt.store, rt.project.cases[cell.params["case"]].reference)}
+
+
+def oracle(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
+    points = [Point.from_params(cell.params["point"])]
+    files, timings = capture_set(rt, inputs["reference"], points)
+    return Produced({"captures": tree(put_files(rt.store, files))}, timings=timings)
+
+
+def capture_extra(rt: Runtime, cell: Cell) -> dict[str, str]:
+    """A case's starter, rendered for comparison (an empty build when it has no output)."""
+    if cell.params.get("build") != "starter":
+        return {}
+    root = rt.project.cases[cell.params["case"]].starter_build
+    return {"build": put_tree(rt.store, root) if root.is_dir() else put_files(rt.store, {})}
+
+
+def capture(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
+    build = inputs.get("build") or inputs.get("attempt.build")
+    if build is None:
+        return skipped(rt.store, "captures", "attempt is not valid")
+    points = [Point.from_params(raw) for raw in cell.params["points"]]
+    files, timings = capture_set(rt, build, points)
+    return Produced({"captures": tree(put_files(rt.store, files))}, timings=timings)
+
+
+def capture_set(
+    rt: Runtime, build: str, points: list[Point]
+) -> tuple[dict[str, bytes], dict[str, float]]:
+    """Every point of ``points`` rendered from the stored ``build``: the capture set's files."""
+    read = tree_reader(rt.store, build)
+    files: dict[str, bytes] = {}
+    timings: dict[str, float] = {}
+    for pt in points:
+        vp = Viewport(pt.viewport.name, pt.viewport.width, pt.viewport.height)
+        cap = rt.render(partial(render_capture, read=read, route=pt.route, viewport=vp,
+                                steps=pt.steps))  # fmt: skip
+        record = PointCapture(
+            point=pt.id,
+            route=pt.route,
+            viewport=pt.viewport.name,
+            state=pt.state,
+            failure=cap.failure,
+            console=cap.console,
+            network=[_row(n.url, n.outcome) for n in cap.network],
+        )
+        files[PointFiles.path(pt.id, PointFiles.FULL)] = cap.full_png
+        files[PointFiles.path(pt.id, PointFiles.VIEWPORT)] = cap.viewport_png
+        files[PointFiles.path(pt.id, PointFiles.DOM)] = _json(cap.dom)
+        files[PointFiles.path(pt.id, PointFiles.RECORD)] = _json(record.model_dump(mode="json"))
+        timings.update({f"{pt.id}.{k}": round(v, 1) for k, v in cap.timings.items()})
+    return files, timings
+
+
+def _row(url: str, outcome: str) -> NetworkRow:
+    path = build_path(urlsplit(url).path) if outcome == "served" else None
+    return NetworkRow(url=url, outcome=outcome, path=path)
+
+
+def _json(value: Any) -> bytes:
+    return json.dumps(value, sort_keys=True, indent=1).encode()

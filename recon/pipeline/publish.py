@@ -1,0 +1,72 @@
+"""Publishing a release: ``releases/<id>/`` written beside the old one, then swapped in.
+
+What leaves the store is verified as it is read; a corrupt or missing object is healed
+(:func:`recon.pipeline.cells.heal`) and the release's cells are brought back before the
+export starts again. A failed export leaves the previous release as it was.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from recon.errors import StoreError
+from recon.model import Manifest, Runs
+from recon.pipeline.cells import HEAL_ROUNDS, Cell, Runtime, heal, run_cell, walk
+from recon.store import ObjectFault, checkout_tree, replace_dir
+
+FILES = ("release.json", "manifest.json", "runs.json", "site")
+
+
+def publish(rt: Runtime, rid: str, root: Cell, out: Path) -> None:
+    """Export release ``rid`` (its manifest cell is ``root``) to the folder ``out``."""
+    for _ in range(HEAL_ROUNDS):
+        try:
+            _export(rt, rid, root, out)
+            return
+        except ObjectFault as fault:
+            heal(rt, root, fault)
+            run_cell(rt, root)
+    raise StoreError(
+        f"release:{rid}: the store kept failing to yield its outputs after {HEAL_ROUNDS} "
+        "repairs; run `recon store verify --repair` and look at the disk"
+    )
+
+
+def _export(rt: Runtime, rid: str, root: Cell, out: Path) -> None:
+    store = rt.store
+    pointer = rt.read_pointer(root)
+    if pointer is None or not rt.cache.has(pointer.key):
+        run_cell(rt, root)
+        pointer = rt.require_pointer(root)
+    manifest = Manifest.model_validate(store.read_json(pointer.outputs["manifest"].digest))
+    release = store.read_json(manifest.release_json)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{rid}.staging-", dir=out.parent))
+    try:
+        (staging / "release.json").write_bytes(pretty(release))
+        (staging / "manifest.json").write_bytes(pretty(manifest.model_dump(mode="json")))
+        (staging / "runs.json").write_bytes(pretty(runs(rt, rid, root).model_dump(mode="json")))
+        checkout_tree(store, manifest.site, staging / "site")
+        staging.chmod(0o755)
+        replace_dir(staging, out)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def runs(rt: Runtime, rid: str, root: Cell) -> Runs:
+    """The run metadata of the release's attempts, from their pointers."""
+    attempts = {}
+    for cell in walk([root]):
+        if cell.kind == "attempt":
+            pointer = rt.require_pointer(cell)
+            if "run" in pointer.outputs:
+                attempts[cell.name] = pointer.outputs["run"].digest
+    return Runs(release=rid, attempts=attempts)
+
+
+def pretty(value: Any) -> bytes:
+    return (json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False) + "\n").encode()

@@ -1,0 +1,187 @@
+"""Per-kind code digests are derived, and cover exactly what computes each kind (issue 9).
+
+Fast: no browser, no engine. The package is copied to a temporary folder and every one
+of its files is edited in turn; the kinds whose code digest moves must be exactly those
+the table below names for that file.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from recon.pipeline import codegraph
+from recon.pipeline.codegraph import CodeGraph
+from recon.pipeline.keys import CODE_FREE, KIND_MODULES, Codes
+from recon.store import StatCache
+
+PACKAGE = Path(__file__).resolve().parents[2] / "recon"
+CODE_KINDS = frozenset(KIND_MODULES) - CODE_FREE
+RENDER = frozenset({"oracle", "capture", "probe"})
+
+# File pattern (relative to recon/) -> the kinds an edit of it must re-key; first match wins.
+TABLE: list[tuple[str, frozenset[str]]] = [
+    # what every cell reads and writes through: the store, the file formats, the errors
+    ("__init__.py", CODE_KINDS),
+    ("errors.py", CODE_KINDS),
+    ("_lazy.py", CODE_KINDS),
+    ("model/*", CODE_KINDS),
+    ("store/*", CODE_KINDS),
+    ("pipeline/__init__.py", CODE_KINDS),
+    ("pipeline/kinds/__init__.py", CODE_KINDS),
+    ("pipeline/kinds/_base.py", CODE_KINDS),
+    # one kind module each; the render module writes captures for oracle and capture
+    ("pipeline/kinds/evidence.py", frozenset({"evidence"})),
+    ("pipeline/kinds/workspace.py", frozenset({"workspace"})),
+    ("pipeline/kinds/image.py", frozenset({"image"})),
+    ("pipeline/kinds/attempt.py", frozenset()),  # attempts carry no harness code
+    ("pipeline/kinds/render.py", frozenset({"oracle", "capture"})),
+    ("pipeline/kinds/probe.py", frozenset({"probe"})),
+    ("pipeline/kinds/grade.py", frozenset({"grade"})),
+    ("pipeline/kinds/release.py", frozenset({"aggregate"})),
+    ("pipeline/kinds/site.py", frozenset({"site"})),
+    ("pipeline/kinds/manifest.py", frozenset({"manifest"})),
+    ("pipeline/matrix.py", frozenset({"oracle", "capture", "grade"})),
+    ("pipeline/*", frozenset()),  # the runner, keys, graph and doit glue compute no output
+    # the renderer (its fonts too) re-keys every render kind, the grader only grades
+    ("render/*", RENDER),
+    ("grade/*", frozenset({"grade"})),
+    ("curate/__init__.py", frozenset({"evidence", "workspace"})),
+    ("curate/bundle.py", frozenset({"evidence", "workspace"})),
+    ("curate/*", frozenset()),  # curator tools: evidence rendering, the ladder
+    ("sandbox/*", frozenset({"image"})),
+    ("agents/*", frozenset()),
+    ("release/__init__.py", frozenset({"aggregate", "manifest"})),
+    ("release/aggregate.py", frozenset({"aggregate"})),
+    ("release/manifest.py", frozenset({"manifest"})),
+    ("release/*", frozenset()),
+    ("site/*", frozenset({"site"})),
+    ("*", frozenset()),  # the CLI, py.typed, metric cards...
+]
+
+
+def expected(rel: str) -> frozenset[str]:
+    return next(kinds for pattern, kinds in TABLE if fnmatch.fnmatch(rel, pattern))
+
+
+def files(root: Path) -> list[Path]:
+    return sorted(
+        p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.relative_to(root).parts
+    )
+
+
+STAT = StatCache(None)
+"""One in-memory stat cache: an edit re-hashes the edited file only."""
+
+
+def digests(package: Path, graph: CodeGraph, chromium: str = "Chromium 1.0") -> dict[str, str]:
+    codes = Codes(STAT, package=package, tools=lambda: {"chromium": chromium})
+    codes.__dict__["graph"] = graph  # a comment edit changes no import: reuse the parse
+    return {kind: codes.digest(kind) for kind in KIND_MODULES}
+
+
+@pytest.fixture(scope="module")
+def package(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    dest = tmp_path_factory.mktemp("pkg") / "recon"
+    shutil.copytree(PACKAGE, dest, ignore=shutil.ignore_patterns("__pycache__"))
+    for path in files(dest):  # not racily clean: the stat cache may trust them
+        os.utime(path, ns=(1_000_000_000_000_000_000, 1_000_000_000_000_000_000))
+    return dest
+
+
+def test_every_file_re_keys_exactly_the_kinds_of_the_table(package: Path) -> None:
+    graph = CodeGraph(package)
+    base = digests(package, graph)
+    wrong = {}
+    for path in files(package):
+        rel = path.relative_to(package).as_posix()
+        original = path.read_bytes()
+        edit = b"\n# a trivial edit\n" if path.suffix == ".py" else b"\n"
+        path.write_bytes(original + edit)
+        try:
+            moved = {k for k, d in digests(package, graph).items() if d != base[k]}
+        finally:
+            path.write_bytes(original)
+        if moved != expected(rel):
+            wrong[rel] = (sorted(moved), sorted(expected(rel)))
+    assert wrong == {}, "file: (re-keyed, expected)"
+
+
+def test_a_grader_edit_never_re_keys_a_render_kind_and_a_capture_writer_edit_does() -> None:
+    graph = CodeGraph(PACKAGE)
+    codes = Codes(StatCache(None), tools=lambda: {"chromium": "Chromium 1.0"})
+    for kind in RENDER:
+        closure = graph.closure(KIND_MODULES[kind])
+        assert not [m for m in closure if m.startswith("recon.grade")], kind
+    assert "pipeline/kinds/render.py" in codes.code("capture").modules
+    assert "render/fonts/LiberationSans-Regular.ttf" in codes.code("capture").data
+    assert "model/grading.py" in codes.code("grade").modules  # the Thresholds defaults
+    assert codes.code("attempt").modules == {} and codes.code("attempt").toolchain == {}
+
+
+def test_a_chromium_version_re_keys_the_render_kinds_only(package: Path) -> None:
+    graph = CodeGraph(package)
+    before = digests(package, graph, "Chromium 156.0.8078.73")
+    after = digests(package, graph, "Chromium 157.0.8101.12")
+    assert {k for k in before if before[k] != after[k]} == RENDER
+    codes = Codes(StatCache(None), package=package, tools=lambda: {"chromium": "Chromium 157"})
+    assert codes.toolchain()["chromium"] == "Chromium 157"
+    assert "chromium" not in codes.code("grade").toolchain
+
+
+def test_a_numeric_library_version_re_keys_the_kinds_that_import_it(
+    package: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    graph = CodeGraph(package)
+    before = digests(package, graph)
+    real = codegraph._version
+
+    def bumped(dist: str) -> str:
+        return "99.0" if dist == "numpy" else real(dist)
+
+    monkeypatch.setattr(codegraph, "_version", bumped)
+    after = digests(package, graph)
+    assert {k for k in before if before[k] != after[k]} == {"grade"}
+    assert after != before
+
+
+def test_python_is_in_every_code_kind_and_no_kind_lacks_its_own_module() -> None:
+    codes = Codes(StatCache(None), tools=lambda: {"chromium": "Chromium 1.0"})
+    for kind in CODE_KINDS:
+        code = codes.code(kind)
+        assert code.toolchain["python"].startswith("CPython") or code.toolchain["python"]
+        module = KIND_MODULES[kind].removeprefix("recon.").replace(".", "/") + ".py"
+        assert module in code.modules, kind
+
+
+def test_an_unresolvable_import_is_an_error_not_a_guess(tmp_path: Path) -> None:
+    pkg = tmp_path / "recon"
+    (pkg / "lazy").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "lazy" / "__init__.py").write_text("def __getattr__(name): ...\n")
+    (pkg / "user.py").write_text("from recon.lazy import Hidden\n")
+    with pytest.raises(Exception, match="resolves to nothing"):
+        CodeGraph(pkg).closure("recon.user")
+    (pkg / "lazy" / "__init__.py").write_text('_EXPORTS = {"Hidden": "recon.lazy.hid"}\n')
+    (pkg / "lazy" / "hid.py").write_text("class Hidden: ...\n")
+    assert "recon.lazy.hid" in CodeGraph(pkg).closure("recon.user")
+
+
+def test_type_checking_imports_are_not_code(tmp_path: Path) -> None:
+    pkg = tmp_path / "recon"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "heavy.py").write_text("X = 1\n")
+    (pkg / "light.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from recon.heavy import X\n"
+        "def f():\n    from recon import heavy\n"
+    )
+    assert CodeGraph(pkg).closure("recon.light") == ["recon", "recon.heavy", "recon.light"]
+    (pkg / "light.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from recon.heavy import X\n"
+    )
+    assert CodeGraph(pkg).closure("recon.light") == ["recon", "recon.light"]

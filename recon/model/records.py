@@ -81,6 +81,8 @@ class AttemptRecord(Versioned):
     trace: Trace = Field(default_factory=Trace)
     refusals: list[str] = Field(default_factory=list)  # output files refused, with reasons
     egress: Egress = Field(default_factory=Egress)
+    try_index: int = Field(default=0, ge=0)  # 0: the first try; n: the n-th harness retry
+    retry_of: Digest | None = None  # the record of the harness-failed try this one replaces
 
 
 class RunRecord(Versioned):

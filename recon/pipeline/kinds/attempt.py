@@ -15,6 +15,12 @@ no harness change re-runs an agent). Writes:
 Whatever a backend raises becomes a record: a :class:`~recon.errors.ReconError` is the
 harness's failure (retried); anything else is a harness bug, a harness failure whose
 reason names the exception.
+
+Retries (DESIGN §7): a harness failure leaves its pointer marked ``retry`` and no action
+record, so the next build runs the attempt again under the same key. Each try is its
+own immutable record, ``try_index`` counting the tries and ``retry_of`` naming the record
+it replaces. After ``protocol.retry.harness_failure`` retries the last failure is final:
+recorded under the key, it stays a harness failure until an input of the attempt changes.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from recon.agents import CommandAdapter, not_started
 from recon.errors import HarnessError, ReconError
 from recon.model import AttemptRecord, Egress, Entry, RunRecord
+from recon.pipeline.keys import cell_key
 from recon.pipeline.kinds._base import Produced, blob, tree
 from recon.sandbox import (
     CONTAINER_PATHS,
@@ -51,11 +58,18 @@ def attempt(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
     entry = rt.project.entries[p["entry"]]
     loaded = rt.project.cases[p["case"]]
     protocol = rt.project.release(cell.context["release"]).protocol
+    previous = _previous_try(rt, cell, inputs)
+    try_index = 0 if previous is None else previous[1].try_index + 1
     with tempfile.TemporaryDirectory(prefix="recon-attempt-") as tmp:
         work = Path(tmp) / "workspace"
         checkout_tree(rt.store, inputs["workspace.workspace"], work)
         run = _run(rt, cell, entry, work, Path(tmp) / "build")
         build = put_tree(rt.store, run.output) if run.output is not None else None
+    failed = run.outcome == "harness_failure"
+    retry = failed and try_index < protocol.retry.harness_failure
+    reason = run.reason
+    if failed and not retry:
+        reason += f" (final: {try_index} retries, protocol.retry.harness_failure)"
     extra: dict[str, Any] = {}
     meta: dict[str, Any] = {}
     if isinstance(run, DockerRun):
@@ -73,10 +87,12 @@ def attempt(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
         backend=protocol.backend,
         formal=protocol.backend == "docker",
         outcome=run.outcome,
-        reason=run.reason,
+        reason=reason,
         exit_code=run.exit_code,
         image=inputs["image.image"],
         trace=run.trace,
+        try_index=try_index,
+        retry_of=previous[0] if previous is not None else None,
         **extra,
     )
     ran = RunRecord(duration_s=run.duration_s, logs=rt.store.put_bytes(run.logs), **meta)
@@ -86,7 +102,20 @@ def attempt(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
     }
     if build is not None:  # an invalid attempt's output is kept, never rendered
         outputs["build" if run.outcome == "valid" else "partial"] = tree(build)
-    return Produced(outputs, retry=run.outcome == "harness_failure")
+    return Produced(outputs, retry=retry)
+
+
+def _previous_try(
+    rt: Runtime, cell: Cell, inputs: dict[str, str]
+) -> tuple[str, AttemptRecord] | None:
+    """The harness-failed try this run replaces: the cell's pointer, when it is marked
+    ``retry`` under the same key (same workspace, entry, protocol, image and index)."""
+    pointer = rt.read_pointer(cell)
+    key = cell_key(cell.kind, rt.code(cell.kind), inputs, cell.params)
+    if pointer is None or not pointer.retry or pointer.key != key:
+        return None
+    digest = pointer.outputs["record"].digest
+    return digest, AttemptRecord.model_validate(rt.store.read_json(digest))
 
 
 def _run(rt: Runtime, cell: Cell, entry: Entry, work: Path, out: Path) -> AttemptRun:

@@ -203,12 +203,16 @@ def verify_ref(store: Store, ref: Ref) -> None:
             store.check(found.digest)
 
 
-def input_digests(rt: Runtime, cell: Cell) -> dict[str, str]:
+def input_digests(
+    rt: Runtime, cell: Cell, upstream: Callable[[Runtime, Cell], Pointer] | None = None
+) -> dict[str, str]:
     """The digests the cell reads from upstream, flattened as ``dep.output``: every content
-    output of each dep (never run metadata), or only those ``cell.reads`` names."""
+    output of each dep (never run metadata), or only those ``cell.reads`` names.
+
+    ``upstream`` gives a dep's pointer: by default :func:`ensure`, which heals it."""
     found: dict[str, str] = {}
     for label, dep in sorted(cell.deps.items()):
-        pointer = ensure(rt, dep)
+        pointer = (upstream or ensure)(rt, dep)
         wanted = cell.reads.get(label)
         skip = RUN_METADATA.get(dep.kind, ())
         for out, ref in sorted(pointer.outputs.items()):

@@ -83,7 +83,10 @@ def check_cell(scratch: Runtime, rt: Runtime, cell: Cell) -> Checked:
     if recorded is None or recorded.retry or not rt.cache.has(recorded.key):
         return Checked(cell.id, "unbuilt")
     kind = kind_of(cell.kind)
-    inputs = input_digests(rt, cell)
+    try:
+        inputs = input_digests(rt, cell, _recorded)
+    except LookupError:
+        return Checked(cell.id, "unbuilt")
     if kind.extra is not None:
         inputs |= kind.extra(scratch, cell)
     if cell_key(cell.kind, rt.code(cell.kind), inputs, cell.params) != recorded.key:
@@ -95,6 +98,14 @@ def check_cell(scratch: Runtime, rt: Runtime, cell: Cell) -> Checked:
     if not outputs:
         return Checked(cell.id, "same", took)
     return Checked(cell.id, "different", took, outputs, _files(scratch.store, recorded, outputs))
+
+
+def _recorded(rt: Runtime, cell: Cell) -> Pointer:
+    """An upstream pointer as recorded; a check never runs or heals anything upstream."""
+    pointer = rt.read_pointer(cell)
+    if pointer is None:
+        raise LookupError(cell.id)
+    return pointer
 
 
 def _compare(recorded: Pointer, again: dict[str, Ref]) -> dict[str, tuple[str | None, str | None]]:

@@ -20,8 +20,11 @@ A pure function of what the grade cell reads from the store (DESIGN §6):
 - ``policy``: :mod:`policy` on the union of every point's network log, the served bytes,
   the desktop-most default still and the evidence screenshots.
 
-``total = Σ weight × dimension`` (:func:`recon.grade.compose.compose`). The table keeps
-every dimension's terms and rows, so a run page can show how each number arose.
+Every dimension is clamped to [0, 1]; ``total = Σ weight × dimension``
+(:func:`recon.grade.compose.compose`). The table keeps every dimension's terms and rows and
+the weighted arithmetic; it stays in the store (sealed side): the release JSON and the run
+pages carry each dimension's value, its public terms and the total, never a weight or a
+product (:mod:`recon.release.aggregate`).
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ from PIL import Image
 from recon.grade import functional, global_visual, policy, preservation, regional, responsive
 from recon.grade import workflow as workflow_metric
 from recon.grade._dom import Dom
-from recon.grade.compose import compose, mean
+from recon.grade.compose import clamp, compose, mean
 from recon.grade.functional import CheckRow, passed_by_id
 from recon.grade.regional import Still
 from recon.grade.result import MetricResult
@@ -126,7 +129,7 @@ def grade(
         "preservation": _parts(kept),
         "policy": _parts(pol),
     }
-    dims = {name: float(r[0]) for name, r in results.items()}
+    dims = {name: clamp(float(r[0]), f"dimension {name}") for name, r in results.items()}
     composed = compose(dims, {str(k): float(v) for k, v in grading.weights.items()})
     return {
         "version": VERSION,

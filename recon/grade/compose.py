@@ -1,7 +1,13 @@
-"""The weighted total of the dimensions, with every term of the arithmetic kept."""
+"""The weighted total of the dimensions, with every term of the arithmetic kept.
+
+The arithmetic (each dimension's sealed weight and its product) stays in the grade table,
+on the sealed side of the store: what leaves it for the release JSON and the site is each
+dimension's value, its public terms and the total (``recon.release.aggregate``).
+"""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -15,19 +21,36 @@ class Composed:
     arithmetic: list[dict[str, Any]]
 
 
+def clamp(value: float, what: str) -> float:
+    """``value`` within [0, 1]; a NaN or infinite score is a harness bug, never a grade."""
+    if not math.isfinite(value):
+        raise HarnessError(f"compose: {what} is {value!r}, not a finite number (a metric bug)")
+    return min(1.0, max(0.0, value))
+
+
 def compose(dimensions: Mapping[str, float], weights: Mapping[str, float]) -> Composed:
-    """``total = Σ weight × dimension`` over the weighted dimensions, in a fixed order."""
+    """``total = Σ weight × clamp(dimension)`` over the weighted dimensions, in a fixed order.
+
+    Every dimension is clamped to [0, 1] before weighting, so no dimension can contribute
+    more than its weight or less than nothing (a row whose measured value was outside
+    keeps it as ``measured``). Weights must be finite and non-negative.
+    """
     missing = sorted(set(weights) - set(dimensions))
     if missing:
         raise HarnessError(f"compose: no score for weighted dimension(s) {missing}")
     rows: list[dict[str, Any]] = []
     total = 0.0
     for name in sorted(weights):
-        value = float(dimensions[name])
-        product = weights[name] * value
+        weight = float(weights[name])
+        if not math.isfinite(weight) or weight < 0:
+            raise HarnessError(f"compose: weight of {name} is {weight!r}; weights are >= 0")
+        measured = float(dimensions[name])
+        value = clamp(measured, f"dimension {name}")
+        product = weight * value
         total += product
-        rows.append({"term": name, "weight": weights[name], "value": value, "product": product})
-    return Composed(total=min(1.0, max(0.0, total)), arithmetic=rows)
+        row = {"term": name, "weight": weight, "value": value, "product": product}
+        rows.append(row | ({"measured": measured} if measured != value else {}))
+    return Composed(total=clamp(total, "the total"), arithmetic=rows)
 
 
 def mean(values: Sequence[float]) -> float:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from recon.errors import HarnessError
-from recon.grade.compose import compose
+from recon.grade.compose import clamp, compose
 from recon.model.grading import DIMENSIONS
 
 WEIGHTS = dict(zip(DIMENSIONS, (0.3, 0.15, 0.2, 0.1, 0.1, 0.05, 0.1), strict=True))
@@ -24,3 +24,28 @@ def test_all_ones_give_one_and_a_missing_dimension_is_a_harness_error() -> None:
     assert compose(dict.fromkeys(DIMENSIONS, 1.0), WEIGHTS).total == pytest.approx(1.0)
     with pytest.raises(HarnessError, match="no score for weighted dimension"):
         compose({"functional": 1.0}, WEIGHTS)
+
+
+def test_each_dimension_is_clamped_to_zero_one_before_weighting() -> None:
+    dims = dict.fromkeys(DIMENSIONS, 1.0) | {"policy": 51.0, "workflow": -3.0}
+    composed = compose(dims, WEIGHTS)
+    rows = {r["term"]: r for r in composed.arithmetic}
+    assert rows["policy"]["value"] == 1.0 and rows["policy"]["measured"] == 51.0
+    assert rows["policy"]["product"] == WEIGHTS["policy"]  # never more than its weight
+    assert rows["workflow"]["value"] == 0.0 and rows["workflow"]["product"] == 0.0
+    assert "measured" not in rows["functional"]
+    assert composed.total == pytest.approx(1.0 - WEIGHTS["workflow"])
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), float("-inf")])
+def test_a_non_finite_score_or_weight_is_a_harness_error_not_a_grade(bad: float) -> None:
+    with pytest.raises(HarnessError, match="not a finite number"):
+        compose(dict.fromkeys(DIMENSIONS, 1.0) | {"functional": bad}, WEIGHTS)
+    with pytest.raises(HarnessError, match="weights are >= 0"):
+        compose(dict.fromkeys(DIMENSIONS, 1.0), WEIGHTS | {"functional": bad})
+    with pytest.raises(HarnessError, match="weights are >= 0"):
+        compose(dict.fromkeys(DIMENSIONS, 1.0), WEIGHTS | {"functional": -0.2})
+
+
+def test_clamp() -> None:
+    assert (clamp(1.5, "x"), clamp(-0.5, "x"), clamp(0.25, "x")) == (1.0, 0.0, 0.25)

@@ -69,7 +69,7 @@ def make_base(source: Path, dest: Path, attempts: int) -> Path:
     (dest / "releases").mkdir()
     (dest / "releases" / f"{RELEASE}.yaml").write_text(release_yaml(source, attempts))
     entry = dest / "entries" / f"{ENTRY}.yaml"
-    native, docker = "backend: native, image: native-host", "backend: docker, image: recon-sandbox"
+    native, docker = "sandbox: {backend: native}", "sandbox: {backend: docker}"
     text = entry.read_text().replace(native, docker)
     if "backend: docker" not in text:
         raise SystemExit(f"{entry}: could not switch the entry to the docker backend")

@@ -15,7 +15,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from recon.agents.trace import TRACE_PARSERS
+from recon.errors import HarnessError
 from recon.model import Agent, Trace
+from recon.model.placeholders import PLACEHOLDERS
 from recon.sandbox import AttemptRun
 
 CREDENTIALS_MISSING = "credentials missing"
@@ -53,6 +55,9 @@ class CommandAdapter:
 
     def prepare(self, paths: Mapping[str, str], environ: Mapping[str, str]) -> Prepared:
         """Fill the placeholders with ``paths``; forward ``env`` by name from ``environ``."""
+        unfilled = sorted(self.agent.placeholders() - set(paths) | set(paths) - set(PLACEHOLDERS))
+        if unfilled:
+            raise HarnessError(f"adapter: placeholders {unfilled} unfilled or not in the registry")
         command = [part.format(**paths) for part in self.agent.command]
         if self.agent.install:
             install = shlex.join(part.format(**paths) for part in self.agent.install)

@@ -6,6 +6,7 @@ from recon.model.case import Artifact, Case, Provenance
 from recon.model.contract import BuildStep, Contract, State, Viewport
 from recon.model.entry import Agent, Budget, Entry, ModelPin, Sandbox
 from recon.model.grading import Assertion, Grading
+from recon.model.placeholders import PLACEHOLDERS
 from recon.model.records import (
     AttemptRecord,
     AttemptSummary,
@@ -26,6 +27,7 @@ from recon.model.records import (
     Trace,
 )
 from recon.model.release import Aggregation, Protocol, ReleaseDef, Retry
+from recon.model.values import Id, RelativePath, Route
 
 SCHEMAS: dict[str, type[Versioned]] = {
     "case": Case,
@@ -46,6 +48,7 @@ SCHEMAS: dict[str, type[Versioned]] = {
 }
 
 __all__ = [
+    "PLACEHOLDERS",
     "SCHEMAS",
     "Agent",
     "Aggregation",
@@ -63,6 +66,7 @@ __all__ = [
     "Entry",
     "EntryResult",
     "Grading",
+    "Id",
     "Manifest",
     "ManifestCell",
     "ManifestInputs",
@@ -72,10 +76,12 @@ __all__ = [
     "Protocol",
     "Provenance",
     "Ref",
+    "RelativePath",
     "ReleaseDef",
     "ReleaseResult",
     "Reliability",
     "Retry",
+    "Route",
     "RunRecord",
     "Runs",
     "Sandbox",

@@ -2,28 +2,31 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
-import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from recon.errors import ConfigError
+from recon.model._yaml import MAX_JSON_BYTES, oneline, parse_json, parse_yaml, read_text
 
 M = TypeVar("M", bound="Versioned")
 
 
 class Strict(BaseModel):
-    """Unknown keys are errors; values are immutable once loaded."""
+    """Unknown keys are errors; values are immutable once loaded; no float is NaN or
+    infinite."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class Versioned(Strict):
-    """A top-level file format. ``SCHEMA_VERSION`` is the only version this recon reads."""
+    """A top-level file format. ``SCHEMA_VERSION`` is the version this recon writes; it also
+    reads the versions in ``MIGRATES_FROM``, which a ``mode="before"`` validator of the
+    model converts."""
 
     SCHEMA_VERSION: ClassVar[int] = 1
+    MIGRATES_FROM: ClassVar[tuple[int, ...]] = ()
     schema_version: int = 1
 
     @field_validator("schema_version")
@@ -37,27 +40,89 @@ class Versioned(Strict):
 
 
 def _loc(loc: tuple[int | str, ...]) -> str:
+    """``a.b[0].c``; a union member's label (``(step)``, ``function-after[…]``) and a
+    dict key's ``[key]`` marker are not fields a person wrote, so they are left out."""
     out = ""
     for part in loc:
+        if isinstance(part, str) and _not_a_field(part):
+            continue
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out or "(top level)"
+    return oneline(out, 160) or "(top level)"
+
+
+def _not_a_field(part: str) -> bool:
+    return part == "[key]" or (part.startswith("(") and part.endswith(")")) or "[" in part
+
+
+def union_tag(name: str) -> str:
+    """The tag of a discriminated union member, which error locations leave out."""
+    return f"({name})"
+
+
+_BOUNDS = {
+    "greater_than": ("gt", "greater than"),
+    "greater_than_equal": ("ge", "at least"),
+    "less_than": ("lt", "less than"),
+    "less_than_equal": ("le", "at most"),
+}
+_SCALARS = (str, int, float, bool, type(None))
+_FIXED = {
+    "extra_forbidden": "unknown key; remove it or check its spelling",
+    "missing": "field required; add it",
+    "finite_number": "must be a finite number, not NaN or infinity; write a plain number",
+    "int_parsing": "must be a whole number; write one, like 3",
+    "int_type": "must be a whole number; write one, like 3",
+    "int_from_float": "must be a whole number; drop the fraction",
+    "float_parsing": "must be a number; write one, like 0.5",
+    "float_type": "must be a number; write one, like 0.5",
+    "string_type": "must be text; write it as a string",
+    "bool_parsing": "must be true or false; write one of them",
+    "bool_type": "must be true or false; write one of them",
+    "list_type": "must be a list; write it as [a, b] or as `- a` lines",
+    "tuple_type": "must be a list; write it as [a, b] or as `- a` lines",
+    "dict_type": "must be a mapping; write it as `key: value` lines",
+    "model_type": "must be a mapping; write it as `key: value` lines",
+    "model_attributes_type": "must be a mapping; write it as `key: value` lines",
+}
+_SIZES = {
+    "string_too_long": "too long: at most {max_length} characters; shorten it",
+    "string_too_short": "too short: at least {min_length} characters; add to it",
+    "too_long": "too many items: at most {max_length}; remove some",
+    "too_short": "too few items: at least {min_length}; add some",
+    "literal_error": "must be {expected}; use one of them",
+    "enum": "must be {expected}; use one of them",
+    "string_pattern_mismatch": "must match {pattern}; change it to match",
+}
+
+
+def _problem(item: Any) -> str:
+    """What is wrong and what to do, for one pydantic error."""
+    kind, ctx = item["type"], item.get("ctx") or {}
+    if kind in _FIXED:
+        return _FIXED[kind]
+    if kind in _BOUNDS and _BOUNDS[kind][0] in ctx:
+        key, words = _BOUNDS[kind]
+        return f"out of range: must be {words} {ctx[key]}; use a value in range"
+    if kind in _SIZES:
+        try:
+            return oneline(_SIZES[kind].format(**ctx), 600)
+        except (KeyError, IndexError):
+            pass
+    message = oneline(str(item["msg"]).removeprefix("Value error, "), 600)
+    return message if ";" in message else f"{message}; fix the value"
 
 
 def describe(error: ValidationError, source: str) -> str:
-    """One line per problem: ``file: field.path: what was expected (got X)``."""
+    """One bounded line: ``file: field.path: what is wrong; the fix (got X)``."""
     lines = []
     # An unknown key first: a misspelt key also shows up as the required one it should be.
     errors = sorted(error.errors(), key=lambda e: e["type"] != "extra_forbidden")
     for item in errors:
         where = _loc(tuple(item["loc"]))
-        msg = item["msg"]
-        if item["type"] == "extra_forbidden":
-            msg = "unknown key; remove it or check its spelling"
-        elif item["type"] == "missing":
-            msg = "field required; add it"
         got = item.get("input")
-        suffix = "" if item["type"] in ("missing", "extra_forbidden") else f" (got {got!r})"
-        lines.append(f"{source}: {where}: {msg}{suffix}")
+        shows = item["type"] not in ("missing", "extra_forbidden") and isinstance(got, _SCALARS)
+        suffix = f" (got {oneline(repr(got), 80)})" if shows else ""
+        lines.append(f"{source}: {where}: {_problem(item)}{suffix}")
     first = lines[0]
     more = len(lines) - 1
     return first + (f" (and {more} more problem{'s' if more > 1 else ''})" if more else "")
@@ -66,14 +131,17 @@ def describe(error: ValidationError, source: str) -> str:
 def validate(model: type[M], data: Any, source: str) -> M:
     """Validate already-parsed data, turning pydantic errors into one ConfigError."""
     if not isinstance(data, dict):
+        got = "an empty file" if data is None else f"a {type(data).__name__}"
         raise ConfigError(
-            f"{source}: expected a mapping at the top level, got {type(data).__name__}"
+            f"{source}: expected a mapping at the top level, got {got}; "
+            "write the file as `key: value` lines"
         )
     version = data.get("schema_version", model.SCHEMA_VERSION)
-    if version != model.SCHEMA_VERSION:  # a newer file's new keys are not the problem
+    if version != model.SCHEMA_VERSION and version not in model.MIGRATES_FROM:
+        # a newer file's new keys are not the problem
         raise ConfigError(
-            f"{source}: schema_version: unsupported schema_version {version!r}; this recon reads "
-            f"{model.SCHEMA_VERSION} (upgrade recon or convert the file)"
+            f"{source}: schema_version: unsupported schema_version {oneline(repr(version), 40)}; "
+            f"this recon reads {model.SCHEMA_VERSION} (upgrade recon or convert the file)"
         )
     try:
         return model.model_validate(data)
@@ -82,17 +150,10 @@ def validate(model: type[M], data: Any, source: str) -> M:
 
 
 def read_yaml(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"{shown(path)}: file not found") from None
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
-        problem = getattr(err, "problem", None) or str(err)
-        raise ConfigError(f"{shown(path)}: malformed YAML: {where}{problem}") from None
+    """A YAML input file as Python values: at most 1 MiB of UTF-8, no duplicate keys and a
+    small alias budget (``recon.model._yaml``); any problem is one ConfigError."""
+    where = shown(path)
+    return parse_yaml(read_text(path, where), where)
 
 
 def shown(path: Path) -> str:
@@ -109,10 +170,6 @@ def load_yaml(model: type[M], path: Path) -> M:
 
 
 def load_json(model: type[M], path: Path) -> M:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: file not found") from None
-    except json.JSONDecodeError as err:
-        raise ConfigError(f"{path}: malformed JSON: line {err.lineno}: {err.msg}") from None
-    return validate(model, data, str(path))
+    """Load and validate a JSON file the harness wrote (release JSON, manifest)."""
+    text = read_text(path, str(path), MAX_JSON_BYTES)
+    return validate(model, parse_json(text, str(path)), str(path))

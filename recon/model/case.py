@@ -7,8 +7,10 @@ from typing import Annotated, Literal
 from pydantic import Field, model_validator
 
 from recon.model.base import Strict, Versioned
+from recon.model.values import Id
 
-Id = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=64)]
+__all__ = ["Artifact", "Case", "Condition", "Digest", "Id", "Package", "Provenance"]
+
 Digest = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
 Condition = Literal["full", "brief-only"]
 _FULL: Condition = "full"
@@ -18,8 +20,8 @@ class Case(Versioned):
     """cases/<id>/case.yaml: identity and version of a task package."""
 
     id: Id
-    version: int = Field(ge=1)
-    title: str
+    version: int = Field(ge=1, le=1_000_000)
+    title: str = Field(max_length=200)
     track: Literal["frozen-evidence/reconstruct"] = "frozen-evidence/reconstruct"
     active: bool = True
     evidence_conditions: list[Condition] = Field(default_factory=lambda: [_FULL])

@@ -35,9 +35,12 @@ from types import MappingProxyType
 from typing import Annotated, Any
 
 from pydantic import (
+    AfterValidator,
     BeforeValidator,
+    Discriminator,
     Field,
     PlainSerializer,
+    Tag,
     ValidationError,
     ValidationInfo,
     WithJsonSchema,
@@ -47,10 +50,11 @@ from pydantic import (
 )
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from recon.model.base import Strict, Versioned
-from recon.model.case import Id
+from recon.model.base import Strict, Versioned, union_tag
+from recon.model.values import MAX_SCROLL_PX, Id, RelativePath, Route
 
 DEFAULT_STATE = "default"
+MAX_STEPS = 100
 
 
 class Viewport(Strict):
@@ -75,16 +79,35 @@ def _named_viewport(value: Any) -> Any:
     known = ", ".join(sorted(VIEWPORTS))
     if not isinstance(value, str):
         raise PydanticCustomError(
-            "viewport_name", "a viewport is a name (known: {known})", {"known": known}
+            "viewport_name",
+            "a viewport is a name (known: {known}); write one of them",
+            {"known": known},
         )
     if value in VIEWPORTS:
         return VIEWPORTS[value]
     raise PydanticCustomError(
         "unknown_viewport",
-        "unknown viewport {got} (known: {known})",
+        "unknown viewport {got} (known: {known}); use one of them",
         {"got": repr(value), "known": known},
     )
 
+
+def _known_viewport(value: str) -> str:
+    if value not in VIEWPORTS:
+        raise PydanticCustomError(
+            "unknown_viewport",
+            "unknown viewport {got} (known: {known}); use one of them",
+            {"got": repr(value), "known": ", ".join(sorted(VIEWPORTS))},
+        )
+    return value
+
+
+ViewportName = Annotated[
+    str,
+    AfterValidator(_known_viewport),
+    WithJsonSchema({"type": "string", "enum": sorted(VIEWPORTS)}),
+]
+"""The name of a viewport of the registry (sealed checks name viewports; contracts too)."""
 
 NamedViewport = Annotated[
     Viewport,
@@ -114,8 +137,20 @@ class Locator(Strict):
 class Offset(Strict):
     """A scroll by pixels (``scroll: {y: 600}``)."""
 
-    x: int = 0
-    y: int
+    x: int = Field(default=0, ge=-MAX_SCROLL_PX, le=MAX_SCROLL_PX)
+    y: int = Field(ge=-MAX_SCROLL_PX, le=MAX_SCROLL_PX)
+
+
+def _scroll_kind(value: Any) -> str:
+    offset = isinstance(value, Offset) or (isinstance(value, dict) and {"x", "y"} & set(value))
+    return union_tag("offset" if offset else "locator")
+
+
+Scroll = Annotated[
+    Annotated[Offset, Tag(union_tag("offset"))] | Annotated[Locator, Tag(union_tag("locator"))],
+    Discriminator(_scroll_kind),
+]
+"""``scroll: {y: 600}`` scrolls by pixels; a locator scrolls its element into view."""
 
 
 def _fail(kind: str, message: str) -> PydanticCustomError:
@@ -129,7 +164,7 @@ class Step(Strict):
     fill: Locator | None = None
     press: Locator | None = None
     hover: Locator | None = None
-    scroll: Offset | Locator | None = None
+    scroll: Scroll | None = None
     wait_for: Locator | None = None
     value: str | None = None
     key: str | None = None
@@ -149,14 +184,15 @@ class Step(Strict):
         if len(actions) != 1:
             got = ", ".join(actions) or "none"
             raise _fail(
-                "step", f"a step has exactly one action of {', '.join(ACTIONS)} (got {got})"
+                "step",
+                f"a step has exactly one action of {', '.join(ACTIONS)} (got {got}); keep one",
             )
         action = actions[0]
         for extra, owner in (("value", "fill"), ("key", "press")):
             given = getattr(self, extra) is not None
             if given != (action == owner):
-                need = "needs" if action == owner else "takes no"
-                raise _fail("step", f"{action} {need} {extra!r}")
+                need, fix = ("needs", "add it") if action == owner else ("takes no", "remove it")
+                raise _fail("step", f"{action} {need} {extra!r}; {fix}")
         self._check_locator(action)
         return self
 
@@ -168,10 +204,12 @@ class Step(Strict):
         if not shape:
             if action == "press":
                 return
-            raise _fail("step", f"{action} needs a locator: {LOCATOR_HELP}")
+            raise _fail("step", f"{action} needs a locator: {LOCATOR_HELP}; add one")
         if shape not in LOCATOR_SHAPES:
             keys = ", ".join(sorted(shape))
-            raise _fail("step", f"{action}: a locator is {LOCATOR_HELP}, not {{{keys}}}")
+            raise _fail(
+                "step", f"{action}: a locator is {LOCATOR_HELP}, not {{{keys}}}; keep one kind"
+            )
 
     @model_serializer
     def dump(self) -> dict[str, Any]:
@@ -192,14 +230,16 @@ class State(Strict):
     """A named state reached from ``route`` by public steps (the default state has none)."""
 
     name: Id
-    route: str
-    steps: list[Step] = Field(min_length=1)
+    route: Route
+    steps: list[Step] = Field(min_length=1, max_length=MAX_STEPS)
 
     @field_validator("name")
     @classmethod
     def _not_default(cls, value: str) -> str:
         if value == DEFAULT_STATE:
-            raise _fail("state", f"{DEFAULT_STATE!r} is the implicit state of every route")
+            raise _fail(
+                "state", f"{DEFAULT_STATE!r} is the implicit state of every route; rename it"
+            )
         return value
 
 
@@ -212,9 +252,9 @@ class Transition(Strict):
     ``duration_ms`` of page time, the first right after ``steps`` (or the page load)."""
 
     name: Id
-    route: str
+    route: Route
     viewport: NamedViewport
-    steps: list[Step] = Field(default_factory=list)
+    steps: list[Step] = Field(default_factory=list, max_length=MAX_STEPS)
     frames: int  # before duration_ms: its check reads frames
     duration_ms: int
 
@@ -228,14 +268,16 @@ class Transition(Strict):
     def _frames(cls, value: int) -> int:
         low, high = MOTION_FRAMES
         if not low <= value <= high:
-            raise _fail("frames", f"frames must be from {low} to {high}")
+            raise _fail("frames", f"frames must be from {low} to {high}; use a count in range")
         return value
 
     @field_validator("duration_ms")
     @classmethod
     def _whole_frame_interval(cls, value: int, info: ValidationInfo) -> int:
         if not 1 <= value <= MOTION_MAX_MS:
-            raise _fail("duration", f"duration_ms must be from 1 to {MOTION_MAX_MS}")
+            raise _fail(
+                "duration", f"duration_ms must be from 1 to {MOTION_MAX_MS}; use one in range"
+            )
         frames = info.data.get("frames")
         if isinstance(frames, int) and value % (frames - 1):
             near = max(1, round(value / (frames - 1))) * (frames - 1)
@@ -250,34 +292,21 @@ class Transition(Strict):
 class BuildStep(Strict):
     """How a workspace turns into the output folder that is rendered."""
 
-    command: list[str] = Field(default_factory=list)
-    output: str = Field(min_length=1)
-
-    @field_validator("output")
-    @classmethod
-    def _relative(cls, value: str) -> str:
-        if value.startswith("/") or ".." in value.split("/"):
-            raise ValueError("must be a relative path inside the workspace")
-        return value
+    command: list[str] = Field(default_factory=list, max_length=64)
+    output: RelativePath  # a folder inside the workspace, never the workspace itself
 
 
 class Contract(Versioned):
     """public/contract.yaml: routes × named viewports, plus named states reached by steps."""
 
-    routes: list[str] = Field(min_length=1)
+    routes: list[Route] = Field(min_length=1, max_length=64)
     viewports: list[NamedViewport] = Field(min_length=1)
-    test_ids: list[str] = Field(default_factory=list)
-    states: list[State] = Field(default_factory=list)
-    motion: list[Transition] = Field(default_factory=list)
+    test_ids: list[Annotated[str, Field(min_length=1, max_length=128)]] = Field(
+        default_factory=list, max_length=500
+    )
+    states: list[State] = Field(default_factory=list, max_length=64)
+    motion: list[Transition] = Field(default_factory=list, max_length=16)
     build: BuildStep
-
-    @field_validator("routes")
-    @classmethod
-    def _routes(cls, value: list[str]) -> list[str]:
-        for route in value:
-            if not route.startswith("/"):
-                raise _fail("route", f"route {route!r} must start with '/'")
-        return value
 
     @model_validator(mode="after")
     def _consistent(self) -> Contract:
@@ -288,7 +317,9 @@ class Contract(Versioned):
             ("motion", [m.name for m in self.motion]),
         ):
             if len(set(names)) != len(names):
-                raise _fail("unique", f"{label}: entries must be unique, got {names}")
+                raise _fail(
+                    "unique", f"{label}: entries must be unique, got {names}; remove the repeats"
+                )
         problems = [*self._unknown_routes(), *self._unlisted_test_ids(), *self._other_viewports()]
         if problems:
             raise ValidationError.from_exception_data(type(self).__name__, problems)
@@ -301,7 +332,11 @@ class Contract(Versioned):
 
     def _unknown_routes(self) -> list[InitErrorDetails]:
         return [
-            _detail((field, i, "route"), item.route, f"not one of routes {self.routes}")
+            _detail(
+                (field, i, "route"),
+                item.route,
+                f"not one of routes {self.routes}; add it to routes or fix it",
+            )
             for field, i, item in self._stepped()
             if item.route not in self.routes
         ]
@@ -309,7 +344,11 @@ class Contract(Versioned):
     def _other_viewports(self) -> list[InitErrorDetails]:
         names = [v.name for v in self.viewports]
         return [
-            _detail(("motion", i, "viewport"), m.viewport.name, f"not one of viewports {names}")
+            _detail(
+                ("motion", i, "viewport"),
+                m.viewport.name,
+                f"not one of viewports {names}; add it to viewports or fix it",
+            )
             for i, m in enumerate(self.motion)
             if m.viewport.name not in names
         ]
@@ -321,7 +360,7 @@ class Contract(Versioned):
                 test_id = getattr(step.target, "test_id", None)
                 if test_id is not None and test_id not in self.test_ids:
                     where = (field, i, "steps", j, step.action, "test_id")
-                    why = f"test id {test_id!r} is not listed in test_ids"
+                    why = f"test id {test_id!r} is not listed in test_ids; list it there"
                     problems.append(_detail(where, test_id, why))
         return problems
 

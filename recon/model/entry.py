@@ -2,25 +2,85 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import re
+from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     Field,
     SerializerFunctionWrapHandler,
+    ValidationError,
     field_validator,
     model_serializer,
     model_validator,
 )
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from recon.model.base import Strict, Versioned
-from recon.model.case import Id
 from recon.model.egress import parse_allow
+from recon.model.placeholders import DOCKER_ONLY, check_template, placeholders_in
+from recon.model.values import Id, RelativePath
+
+Name = Annotated[str, Field(min_length=1, max_length=128)]
+Part = Annotated[str, Field(max_length=16_384), AfterValidator(check_template)]
+"""One argument of a command template: its ``{placeholder}``s must be known ones."""
+
+DANGEROUS_ENV = frozenset(
+    {
+        "PATH",
+        "PYTHONPATH",
+        "PYTHONHOME",
+        "PYTHONSTARTUP",
+        "NODE_OPTIONS",
+        "NODE_PATH",
+        "BASH_ENV",
+        "ENV",
+        "SHELLOPTS",
+        "PS4",
+        "IFS",
+        "PERL5LIB",
+        "PERL5OPT",
+        "RUBYLIB",
+        "RUBYOPT",
+        "GCONV_PATH",
+        "LOCPATH",
+        "HOSTALIASES",
+    }
+)
+DANGEROUS_PREFIXES = ("LD_", "DYLD_")
+"""Variables that change what a program loads or runs before its own code: never set or
+forwarded by an entry (the harness sets PATH itself)."""
+
+
+def _safe_env_name(name: str) -> str:
+    if not _ENV_NAME.match(name):
+        raise ValueError(
+            f"{name[:60]!r} is not a variable name; use letters, digits and _ "
+            "(not starting with a digit)"
+        )
+    if name in DANGEROUS_ENV or name.startswith(DANGEROUS_PREFIXES):
+        raise ValueError(
+            f"{name} changes what programs load or run; an entry may not set or forward it "
+            "(remove it; the sandbox sets PATH itself)"
+        )
+    return name
+
+
+def _no_nul(value: str) -> str:
+    if "\0" in value:
+        raise ValueError("a value holds a NUL byte, which no environment can carry; remove it")
+    return value
+
+
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
+EnvName = Annotated[str, AfterValidator(_safe_env_name)]
+EnvValue = Annotated[str, Field(max_length=16_384), AfterValidator(_no_nul)]
 
 
 class ModelPin(Strict):
-    provider: str
-    name: str
-    version: str
+    provider: Name
+    name: Name
+    version: Name
 
 
 class Agent(Strict):
@@ -37,24 +97,31 @@ class Agent(Strict):
     values. ``trace`` names the parser of turns, tool calls and tokens.
     """
 
-    name: str
-    version: str
-    command: list[str] = Field(min_length=1)
-    install: list[str] = Field(default_factory=list)
-    files: list[str] = Field(default_factory=list)
-    env: list[str] = Field(default_factory=list)
-    credentials: list[str] = Field(default_factory=list)
-    set_env: dict[str, str] = Field(default_factory=dict)
+    name: Name
+    version: Name
+    command: list[Part] = Field(min_length=1, max_length=64)
+    install: list[Part] = Field(default_factory=list, max_length=64)
+    files: list[RelativePath] = Field(default_factory=list, max_length=1000)
+    env: list[EnvName] = Field(default_factory=list, max_length=64)
+    credentials: list[EnvName] = Field(default_factory=list, max_length=64)
+    set_env: dict[EnvName, EnvValue] = Field(default_factory=dict, max_length=64)
     trace: Literal["lines", "mini-swe-agent"] = "lines"
+
+    def placeholders(self) -> set[str]:
+        """The placeholders the command and install templates use."""
+        return {name for part in [*self.command, *self.install] for name in placeholders_in(part)}
 
     @model_validator(mode="after")
     def _credentials_are_forwarded(self) -> Agent:
         unknown = sorted(set(self.credentials) - set(self.env))
         if unknown:
-            raise ValueError(f"credentials {unknown} must also be listed in agent.env")
+            raise ValueError(f"credentials {unknown} must also be listed in agent.env; add them")
         clash = sorted(set(self.set_env) & set(self.env))
         if clash:
             raise ValueError(f"{clash} are both forwarded (env) and fixed (set_env); pick one")
+        twice = sorted({f for f in self.files if self.files.count(f) > 1})
+        if twice:
+            raise ValueError(f"files: {twice} listed twice; list each file once")
         return self
 
     @model_serializer(mode="wrap")
@@ -73,11 +140,12 @@ _ADDED = ("install", "credentials", "set_env", "trace")
 
 class Sandbox(Strict):
     """``egress``: the model-API hosts the attempt may reach through the egress proxy,
-    ``host`` (port 443) or ``host:port``; everything else is refused and counted."""
+    ``host`` (port 443) or ``host:port``; everything else is refused and counted. The image
+    is not named here: the backend's image cell builds it from its recipe, and the attempt
+    key carries the recipe digest."""
 
     backend: Literal["native", "docker"]
-    image: str
-    egress: list[str] = Field(default_factory=list)
+    egress: list[Annotated[str, Field(max_length=300)]] = Field(default_factory=list, max_length=32)
 
     @field_validator("egress")
     @classmethod
@@ -88,21 +156,44 @@ class Sandbox(Strict):
 
 class Budget(Strict):
     cpus: float = Field(gt=0, le=64)
-    memory_mb: int = Field(ge=64)
-    pids: int = Field(ge=16)
-    wall_s: int = Field(ge=1)
-    disk_mb: int = Field(ge=1)
-    output_mb: int = Field(ge=1)
+    memory_mb: int = Field(ge=64, le=65_536)
+    pids: int = Field(ge=16, le=32_768)
+    wall_s: int = Field(ge=1, le=86_400)
+    disk_mb: int = Field(ge=1, le=65_536)
+    output_mb: int = Field(ge=1, le=4096)
 
 
 class Entry(Versioned):
     id: Id
     model: ModelPin
     agent: Agent
-    reasoning_effort: str
-    tool_profile: str
-    skill_digest: str | None = None
-    runtime: dict[str, str] = Field(default_factory=dict)
+    reasoning_effort: Name
+    tool_profile: Name
+    skill_digest: Name | None = None
+    runtime: dict[Name, Annotated[str, Field(max_length=4096)]] = Field(
+        default_factory=dict, max_length=64
+    )
     evidence_condition: Literal["full", "brief-only"] = "full"
     sandbox: Sandbox
     budget: Budget
+
+    @model_validator(mode="after")
+    def _backend_placeholders(self) -> Entry:
+        if self.sandbox.backend == "docker":
+            return self
+        for field in ("command", "install"):
+            for i, part in enumerate(getattr(self.agent, field)):
+                only = sorted(set(placeholders_in(part)) & DOCKER_ONLY)
+                if only:
+                    names = ", ".join(f"{{{n}}}" for n in only)
+                    why = (
+                        f"{names} exists on the docker backend only; use sandbox.backend docker "
+                        f"or drop it (backend: {self.sandbox.backend})"
+                    )
+                    error = InitErrorDetails(
+                        type=PydanticCustomError("placeholder", why),
+                        loc=("agent", field, i),
+                        input=part,
+                    )
+                    raise ValidationError.from_exception_data(type(self).__name__, [error])
+        return self

@@ -3,13 +3,21 @@ workflows, preservation checks, policy rules, thresholds and per-dimension weigh
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, get_args
+from typing import Annotated, Any, Literal, get_args
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Discriminator, Field, Tag, field_validator, model_validator
 
-from recon.model.base import Strict, Versioned
+from recon.model.base import Strict, Versioned, union_tag
+from recon.model.contract import Contract, ViewportName
+from recon.model.values import MAX_PAGE_PX, Id, Route, Share, Weight, check_route
 
-Ident = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=64)]
+Ident = Id
+MAX_COUNT = 1_000_000
+MAX_BOX_WIDTH = 4096
+Host = Annotated[
+    str, Field(pattern=r"^(\*\.)?[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$", max_length=253)
+]
+"""A host name or address, or ``*.suffix`` for its subdomains (no scheme, port or path)."""
 Dimension = Literal[
     "global_visual",
     "regional_visual",
@@ -38,8 +46,8 @@ class Locator(Strict):
         given = {k for k, v in self.model_dump().items() if v is not None}
         if given not in LOCATOR_KINDS:
             raise ValueError(
-                "a locator is one of {role[, name]}, {label}, {text}, {test_id}, {css}; "
-                f"got {sorted(given) or 'nothing'}"
+                f"a locator gives {sorted(given) or 'nothing'}; give one of {{role[, name]}}, "
+                "{label}, {text}, {test_id}, {css}"
             )
         return self
 
@@ -55,14 +63,22 @@ class Assertion(Strict):
     expect: Expect
     name: str | None = None
     value: str | int | None = None
-    weight: float = Field(default=1.0, gt=0)
+    weight: Weight = 1.0
 
     @model_validator(mode="after")
     def _complete(self) -> Assertion:
         if self.expect in ("attribute", "css") and not self.name:
-            raise ValueError(f"expect {self.expect} needs `name` (the attribute or CSS property)")
+            raise ValueError(
+                f"expect {self.expect} needs `name` (the attribute or CSS property); add it"
+            )
         if self.expect in ("count", "text", "attribute", "value", "css") and self.value is None:
-            raise ValueError(f"expect {self.expect} needs `value`")
+            raise ValueError(f"expect {self.expect} needs `value`; add it")
+        if self.expect == "count" and not isinstance(self.value, int):
+            raise ValueError("expect count needs a whole number `value`; write how many elements")
+        if isinstance(self.value, int) and not 0 <= self.value <= MAX_COUNT:
+            raise ValueError(
+                f"value: a count is from 0 to {MAX_COUNT}, not {self.value}; use one in range"
+            )
         return self
 
 
@@ -72,16 +88,29 @@ class Region(Strict):
     id: Ident
     selector: str | None = None
     box: tuple[int, int, int, int] | None = None  # x, y, width, height in reference pixels
-    viewport: str = "desktop"
-    weight: float = Field(default=1.0, gt=0)
+    viewport: ViewportName = "desktop"
+    weight: Weight = 1.0
 
     @model_validator(mode="after")
     def _one_of(self) -> Region:
         if (self.selector is None) == (self.box is None):
-            raise ValueError("give exactly one of `selector` or `box`")
-        if self.box is not None and (self.box[2] <= 0 or self.box[3] <= 0):
-            raise ValueError("box width and height must be positive")
+            raise ValueError("a region has a `selector` or a `box`; give exactly one of them")
+        if self.box is not None:
+            _check_box(self.box)
         return self
+
+
+def _check_box(box: tuple[int, int, int, int]) -> None:
+    x, y, width, height = box
+    if x < 0 or y < 0:
+        raise ValueError(f"box: the origin ({x}, {y}) is off the page; use x, y >= 0")
+    if width <= 0 or height <= 0:
+        raise ValueError("box: width and height must be positive; give the region's size")
+    if x + width > MAX_BOX_WIDTH or y + height > MAX_PAGE_PX:
+        raise ValueError(
+            f"box: must lie within {MAX_BOX_WIDTH} x {MAX_PAGE_PX} page pixels; "
+            f"keep x + width <= {MAX_BOX_WIDTH} and y + height <= {MAX_PAGE_PX}"
+        )
 
 
 class Step(Strict):
@@ -94,9 +123,11 @@ class Step(Strict):
     @model_validator(mode="after")
     def _needs(self) -> Step:
         if self.action in ("click", "fill", "hover", "wait_for") and self.locator is None:
-            raise ValueError(f"{self.action} needs a locator")
+            raise ValueError(f"{self.action} needs a locator; add one")
         if self.action in ("fill", "press", "goto") and self.value is None:
-            raise ValueError(f"{self.action} needs `value`")
+            raise ValueError(f"{self.action} needs `value`; add it")
+        if self.action == "goto":
+            check_route(str(self.value))
         return self
 
 
@@ -111,35 +142,49 @@ class Checkpoint(Strict):
     id: Ident
     assertions: list[Assertion] = Field(min_length=1)
     preserve: Literal["reload", "navigate"] | None = None
-    navigate_to: str | None = None
+    navigate_to: Route | None = None
     compare_oracle: bool = False
 
     @model_validator(mode="after")
     def _navigate_target(self) -> Checkpoint:
         if (self.preserve == "navigate") != (self.navigate_to is not None):
-            raise ValueError("`navigate_to` goes with, and only with, `preserve: navigate`")
+            raise ValueError(
+                "`navigate_to` goes with, and only with, `preserve: navigate`; give both or neither"
+            )
         return self
+
+
+def _step_kind(value: Any) -> str:
+    step = isinstance(value, Step) or (isinstance(value, dict) and "action" in value)
+    return union_tag("step" if step else "checkpoint")
+
+
+WorkflowItem = Annotated[
+    Annotated[Step, Tag(union_tag("step"))] | Annotated[Checkpoint, Tag(union_tag("checkpoint"))],
+    Discriminator(_step_kind),
+]
+"""A step (it has ``action``) or a checkpoint (it has ``id`` and ``assertions``)."""
 
 
 class Workflow(Strict):
     id: Ident
-    route: str = "/"
-    viewport: str = "desktop"
-    steps: list[Step | Checkpoint] = Field(min_length=1)
-    weight: float = Field(default=1.0, gt=0)
+    route: Route = "/"
+    viewport: ViewportName = "desktop"
+    steps: list[WorkflowItem] = Field(min_length=1, max_length=200)
+    weight: Weight = 1.0
 
     @model_validator(mode="after")
     def _has_checkpoint(self) -> Workflow:
         if not any(isinstance(s, Checkpoint) for s in self.steps):
-            raise ValueError("a workflow needs at least one checkpoint")
+            raise ValueError("a workflow needs at least one checkpoint; add one")
         return self
 
 
 class Preservation(Strict):
     """Protected checks that must keep passing after repair or extension work."""
 
-    assertions: list[Assertion] = Field(default_factory=list)
-    regions: list[Ident] = Field(default_factory=list)
+    assertions: list[Assertion] = Field(default_factory=list, max_length=500)
+    regions: list[Ident] = Field(default_factory=list, max_length=100)
 
 
 ViolationKind = Literal[
@@ -161,43 +206,41 @@ class Policy(Strict):
     ``penalty[kind]`` (else ``default_penalty``) once. See ``recon.grade.policy``.
     """
 
-    allowed_hosts: list[str] = Field(default_factory=list)
-    max_asset_bytes: int = Field(default=5 * 1024 * 1024, ge=1)
-    max_total_bytes: int = Field(default=20 * 1024 * 1024, ge=1)
-    source_hosts: list[str] = Field(default_factory=list)
+    allowed_hosts: list[Host] = Field(default_factory=list, max_length=100)
+    max_asset_bytes: int = Field(default=5 * 1024 * 1024, ge=1, le=1 << 30)
+    max_total_bytes: int = Field(default=20 * 1024 * 1024, ge=1, le=1 << 32)
+    source_hosts: list[Host] = Field(default_factory=list, max_length=100)
     evidence_hash_distance: int = Field(default=10, ge=0, le=64)
     zero_on: list[ViolationKind] = Field(
         default_factory=lambda: ["source_iframe", "evidence_as_imagery"]  # type: ignore[arg-type]
     )
-    penalty: dict[ViolationKind, float] = Field(default_factory=dict)
-    default_penalty: float = Field(default=0.25, ge=0, le=1)
+    penalty: dict[ViolationKind, Share] = Field(default_factory=dict)
+    default_penalty: Share = 0.25
 
 
 class Thresholds(Strict):
     """Per-case tolerances of the metrics (see the ``recon.grade`` module docstrings)."""
 
     text_similarity: float = Field(default=0.9, ge=0, le=1)
-    position_tolerance_px: int = Field(default=24, ge=0)
-    overflow_tolerance_px: int = Field(default=1, ge=0)
+    position_tolerance_px: int = Field(default=24, ge=0, le=4096)
+    overflow_tolerance_px: int = Field(default=1, ge=0, le=4096)
     region_pass: float = Field(default=0.8, ge=0, le=1)
 
 
 class Grading(Versioned):
     """sealed/grading.yaml."""
 
-    regions: list[Region] = Field(default_factory=list)
-    assertions: list[Assertion] = Field(default_factory=list)
-    workflows: list[Workflow] = Field(default_factory=list)
+    regions: list[Region] = Field(default_factory=list, max_length=100)
+    assertions: list[Assertion] = Field(default_factory=list, max_length=500)
+    workflows: list[Workflow] = Field(default_factory=list, max_length=50)
     preservation: Preservation = Field(default_factory=Preservation)
     policy: Policy = Field(default_factory=Policy)
     thresholds: Thresholds = Field(default_factory=Thresholds)
-    weights: dict[Dimension, float]
+    weights: dict[Dimension, Share]  # sealed per case version; the total combines them
 
     @field_validator("weights")
     @classmethod
     def _sum_to_one(cls, value: dict[str, float]) -> dict[str, float]:
-        if any(w < 0 for w in value.values()):
-            raise ValueError("weights must not be negative")
         total = sum(value.values())
         if abs(total - 1.0) > 1e-9:
             raise ValueError(f"weights must sum to 1, they sum to {total:g}; rescale them")
@@ -210,12 +253,16 @@ class Grading(Versioned):
         dupes = sorted({i for i in ids if ids.count(i) > 1})
         if dupes:
             raise ValueError(
-                f"ids must be unique across regions, assertions and workflows: {dupes}"
+                f"ids must be unique across regions, assertions and workflows: {dupes}; "
+                "rename the repeats"
             )
         known = {r.id for r in self.regions}
         missing = [r for r in self.preservation.regions if r not in known]
         if missing:
-            raise ValueError(f"preservation.regions: unknown region id(s) {missing}")
+            raise ValueError(
+                f"preservation.regions: unknown region id(s) {missing}; "
+                "use ids from regions or fix them"
+            )
         return self
 
 
@@ -223,3 +270,39 @@ def checkpoint_key(workflow_id: str, checkpoint_id: str, *, preserved: bool = Fa
     """``wf/cp`` for a checkpoint's probe rows, ``wf/cp@preserved`` for its re-check: the
     name the prober writes and the workflow metric reads."""
     return f"{workflow_id}/{checkpoint_id}" + ("@preserved" if preserved else "")
+
+
+def against_contract(grading: Grading, contract: Contract) -> list[str]:
+    """What the sealed checks name that the public contract does not serve, each as
+    ``field: problem; fix``: a region or workflow viewport the contract does not list (no
+    capture exists there), a workflow route, ``navigate_to`` or ``goto`` not among its routes."""
+    viewports = [v.name for v in contract.viewports]
+    found = [
+        f"regions[{i}].viewport: {r.viewport!r} is not one of the contract's viewports "
+        f"{viewports}; use one of them or add it to public/contract.yaml"
+        for i, r in enumerate(grading.regions)
+        if r.viewport not in viewports
+    ]
+    for i, wf in enumerate(grading.workflows):
+        if wf.viewport not in viewports:
+            found.append(
+                f"workflows[{i}].viewport: {wf.viewport!r} is not one of the contract's "
+                f"viewports {viewports}; use one of them or add it to public/contract.yaml"
+            )
+        for where, route in _workflow_routes(wf):
+            if route not in contract.routes:
+                found.append(
+                    f"workflows[{i}].{where}: route {route!r} is not one of the contract's routes "
+                    f"{contract.routes}; use one of them or add it to public/contract.yaml"
+                )
+    return found
+
+
+def _workflow_routes(wf: Workflow) -> list[tuple[str, str]]:
+    routes = [("route", wf.route)]
+    for j, step in enumerate(wf.steps):
+        if isinstance(step, Checkpoint) and step.navigate_to is not None:
+            routes.append((f"steps[{j}].navigate_to", step.navigate_to))
+        elif isinstance(step, Step) and step.action == "goto" and step.value is not None:
+            routes.append((f"steps[{j}].value", step.value))
+    return routes

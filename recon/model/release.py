@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from recon.model.base import Strict, Versioned
-from recon.model.case import Id
+from recon.model.values import Id
 
 
 class Retry(Strict):
@@ -17,10 +17,9 @@ class Retry(Strict):
 class Protocol(Strict):
     name: Id
     repeats: int = Field(ge=1, le=100)
-    time_limit_s: int = Field(ge=1)
+    time_limit_s: int = Field(ge=1, le=86_400)
     backend: Literal["native", "docker"]
     formal: bool
-    egress: list[str] = Field(default_factory=list)
     retry: Retry = Field(default_factory=Retry)
 
     @model_validator(mode="after")
@@ -38,8 +37,8 @@ class Aggregation(Strict):
 
 class ReleaseDef(Versioned):
     id: Id
-    title: str
-    cases: list[Id] = Field(min_length=1)
-    entries: list[Id] = Field(min_length=1)
+    title: str = Field(max_length=200)
+    cases: list[Id] = Field(min_length=1, max_length=1000)
+    entries: list[Id] = Field(min_length=1, max_length=1000)
     protocol: Protocol
     aggregation: Aggregation = Field(default_factory=Aggregation)

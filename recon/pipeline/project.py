@@ -10,6 +10,7 @@ from pathlib import Path
 from recon.errors import ConfigError
 from recon.model import Case, Contract, Entry, Grading, Protocol, ReleaseDef, load_yaml
 from recon.model.base import shown
+from recon.model.grading import against_contract
 from recon.store import digest_json
 
 
@@ -80,13 +81,15 @@ class Project:
                     f"{path.parent.name!r}; rename one of them"
                 )
             sealed = self.sealed_dir(case.id)
-            found[case.id] = LoadedCase(
+            loaded = LoadedCase(
                 case=case,
                 folder=path.parent,
                 contract=load_yaml(Contract, path.parent / "public" / "contract.yaml"),
                 grading=load_yaml(Grading, sealed / "grading.yaml"),
                 sealed=sealed,
             )
+            _cross_check(loaded)
+            found[case.id] = loaded
         return found
 
     @cached_property
@@ -99,17 +102,25 @@ class Project:
                     f"{shown(path)}: id: {entry.id!r} does not match the file name {path.stem!r}; "
                     "rename one of them"
                 )
-            for rel in entry.agent.files:
-                if not (self.entries_dir / rel).is_file():
-                    raise ConfigError(
-                        f"{shown(path)}: agent.files: {rel!r} not found under entries/"
-                    )
+            for i, rel in enumerate(entry.agent.files):
+                self._check_agent_file(path, i, rel)
             found[entry.id] = entry
         return found
 
     @property
     def entries_dir(self) -> Path:
         return self.root / "entries"
+
+    def _check_agent_file(self, path: Path, i: int, rel: str) -> None:
+        """A file inside entries/, also once symbolic links are followed."""
+        where = f"{shown(path)}: agent.files[{i}]"
+        file = self.entries_dir / rel
+        if not file.is_file():
+            raise ConfigError(f"{where}: {rel!r} not found under entries/; add it or fix the path")
+        if not file.resolve().is_relative_to(self.entries_dir.resolve()):
+            raise ConfigError(
+                f"{where}: {rel!r} is a link leading out of entries/; copy the file in instead"
+            )
 
     @cached_property
     def releases(self) -> dict[str, ReleaseDef]:
@@ -172,3 +183,20 @@ class Project:
     def validate(self) -> None:
         """Load everything; the first problem raises a ConfigError."""
         _ = self.cases, self.entries, self.releases
+
+
+def _cross_check(case: LoadedCase) -> None:
+    """What no single file can check: the sealed checks against the public contract, and
+    one matrix point id per route × viewport × state."""
+    from recon.pipeline.matrix import points
+
+    problems = against_contract(case.grading, case.contract)
+    if problems:
+        raise ConfigError(f"{shown(case.grading_file)}: {problems[0]}")
+    ids = [p.id for p in points(case.contract)]
+    twice = sorted({i for i in ids if ids.count(i) > 1})
+    if twice:
+        raise ConfigError(
+            f"{shown(case.folder / 'public' / 'contract.yaml')}: routes: two routes give the "
+            f"same matrix point {twice[0]!r} ('/' is point 'root', '/a/b' is 'a~b'); rename one"
+        )

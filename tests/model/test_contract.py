@@ -204,7 +204,7 @@ def test_duplicates_are_refused(tmp_path: Path) -> None:
 
 def test_routes_start_with_a_slash(tmp_path: Path) -> None:
     message = error(contract(routes=["about"]), tmp_path)
-    assert message.startswith(f"{SOURCE}: routes: route 'about' must start with '/'")
+    assert message.startswith(f"{SOURCE}: routes[0]: a route is a URL path; start it with '/'")
 
 
 # motion: named transitions recorded as motion evidence --------------------------------
@@ -261,7 +261,7 @@ def test_bad_frame_counts(tmp_path: Path, frames: int) -> None:
 
 def test_frames_must_be_a_number(tmp_path: Path) -> None:
     message = error(with_motion(frames="many"), tmp_path)
-    assert message.startswith(f"{SOURCE}: motion[0].frames: Input should be a valid integer")
+    assert message.startswith(f"{SOURCE}: motion[0].frames: must be a whole number; write one")
 
 
 def test_the_frame_interval_is_whole_milliseconds(tmp_path: Path) -> None:
@@ -287,5 +287,5 @@ def test_a_transition_route_steps_and_name_are_checked_like_a_states(tmp_path: P
     )
     assert "motion: entries must be unique" in error(contract(motion=[SLIDE, SLIDE]), tmp_path)
     assert error(with_motion(name="Menu Slide"), tmp_path).startswith(
-        f"{SOURCE}: motion[0].name: String should match pattern"
+        f"{SOURCE}: motion[0].name: must match ^[a-z0-9][a-z0-9-]*$; change it to match"
     )

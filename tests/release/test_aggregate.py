@@ -16,7 +16,7 @@ def _entry(ident: str) -> Entry:
             "agent": {"name": "a", "version": "1", "command": ["x"]},
             "reasoning_effort": "none",
             "tool_profile": "none",
-            "sandbox": {"backend": "native", "image": "h"},
+            "sandbox": {"backend": "native"},
             "budget": {
                 "cpus": 1,
                 "memory_mb": 64,

@@ -52,7 +52,6 @@ protocol:
   time_limit_s: 60
   backend: docker
   formal: true
-  egress: []
   retry: {{harness_failure: 2}}
 aggregation: {{rule: case-mean-v1}}
 """
@@ -173,11 +172,9 @@ def formal_project(root: Path) -> Path:
     (entries / "scripted-hold.yaml").write_text(hold)
     for name in ENTRIES:
         path = entries / f"{name}.yaml"
-        native = "sandbox: {backend: native, image: native-host}"
+        native = "sandbox: {backend: native}"
         assert native in path.read_text()
-        path.write_text(
-            path.read_text().replace(native, "sandbox: {backend: docker, image: recon-sandbox}")
-        )
+        path.write_text(path.read_text().replace(native, "sandbox: {backend: docker}"))
     return project
 
 

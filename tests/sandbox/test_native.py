@@ -24,7 +24,7 @@ def _entry(script: str, wall_s: int = 30, env: list[str] | None = None) -> Entry
             },
             "reasoning_effort": "none",
             "tool_profile": "none",
-            "sandbox": {"backend": "native", "image": "h"},
+            "sandbox": {"backend": "native"},
             "budget": {
                 "cpus": 1,
                 "memory_mb": 1024,

@@ -108,7 +108,8 @@ def cmd_store_gc(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from recon.release.diff import diff, load_side, render_table, to_json
+    from recon.release.diff import diff, load_side
+    from recon.release.diff_report import render_table, to_json
 
     root = Path(args.root)
     a = load_side(args.a, root)

@@ -7,11 +7,13 @@ from recon.model.contract import BuildStep, Contract, State, Viewport
 from recon.model.entry import Agent, Budget, Entry, ModelPin, Sandbox
 from recon.model.grading import Assertion, Grading
 from recon.model.placeholders import PLACEHOLDERS
+from recon.model.public import PUBLIC_TERMS, public_terms
 from recon.model.records import (
     AttemptRecord,
     AttemptSummary,
     CaseScore,
     CellRecord,
+    DimensionSummary,
     Egress,
     EntryResult,
     Manifest,
@@ -49,6 +51,7 @@ SCHEMAS: dict[str, type[Versioned]] = {
 
 __all__ = [
     "PLACEHOLDERS",
+    "PUBLIC_TERMS",
     "SCHEMAS",
     "Agent",
     "Aggregation",
@@ -62,6 +65,7 @@ __all__ = [
     "CaseScore",
     "CellRecord",
     "Contract",
+    "DimensionSummary",
     "Egress",
     "Entry",
     "EntryResult",
@@ -93,6 +97,7 @@ __all__ = [
     "describe",
     "load_json",
     "load_yaml",
+    "public_terms",
     "read_yaml",
     "validate",
 ]

@@ -8,6 +8,8 @@ from pydantic import Field, model_validator
 
 from recon.model.base import Strict, Versioned
 from recon.model.case import Digest
+from recon.model.grading import Dimension
+from recon.model.public import PUBLIC_TERMS
 
 Outcome = Literal["valid", "missing", "ungradeable", "timeout", "harness_failure", "withdrawn"]
 CellKind = Literal[
@@ -179,8 +181,20 @@ class Reliability(Strict):
     harness_failure_rate: float
 
 
+class DimensionSummary(Strict):
+    """One dimension of an attempt as published: its value and its public terms."""
+
+    value: float = Field(ge=0, le=1)
+    terms: dict[str, float] = Field(default_factory=dict)
+
+
 class AttemptSummary(Strict):
-    """A public line per attempt: whitelisted numbers and digests only."""
+    """A public line per attempt: whitelisted numbers and digests only.
+
+    ``dimensions`` holds each dimension's value and the terms ``PUBLIC_TERMS`` allows for
+    it; a weight, a weighted sum, a penalty or a product cannot be carried, so neither the
+    release JSON nor the site (whose exporter reads only this) can publish one.
+    """
 
     id: str
     entry: str
@@ -190,15 +204,44 @@ class AttemptSummary(Strict):
     reason: str
     formal: bool
     total: float | None
-    dimensions: dict[str, float]
-    arithmetic: list[dict[str, float | str]]
+    dimensions: dict[Dimension, DimensionSummary]
     trace: Trace
     record: Digest
 
+    @model_validator(mode="after")
+    def _public_terms_only(self) -> AttemptSummary:
+        for name, summary in self.dimensions.items():
+            sealed = sorted(set(summary.terms) - PUBLIC_TERMS[name])
+            if sealed:
+                raise ValueError(
+                    f"dimensions.{name}.terms: {sealed} are not public terms of {name}; "
+                    f"publish only {sorted(PUBLIC_TERMS[name])}"
+                )
+        return self
+
+
+def _from_v1(data: Any) -> Any:
+    """Release JSON v1 published each dimension as a bare value plus the arithmetic of the
+    total (``product`` per dimension, from which the sealed weight follows); v2 drops the
+    arithmetic and carries values with their public terms."""
+    if not isinstance(data, dict) or data.get("schema_version") != 1:
+        return data
+    attempts = []
+    for attempt in data.get("attempts") or []:
+        if isinstance(attempt, dict):
+            dims = attempt.get("dimensions") or {}
+            attempt = {k: v for k, v in attempt.items() if k != "arithmetic"}
+            attempt["dimensions"] = {name: {"value": value} for name, value in dims.items()}
+        attempts.append(attempt)
+    return {**data, "schema_version": 2, "attempts": attempts}
+
 
 class ReleaseResult(Versioned):
-    """releases/<id>/release.json: the scored result of a release."""
+    """releases/<id>/release.json: the scored result of a release (v1 files are read too)."""
 
+    SCHEMA_VERSION: ClassVar[int] = 2
+    MIGRATES_FROM: ClassVar[tuple[int, ...]] = (1,)
+    schema_version: int = 2
     release: str
     title: str
     protocol: str
@@ -209,3 +252,8 @@ class ReleaseResult(Versioned):
     entries: list[EntryResult]
     attempts: list[AttemptSummary]
     reliability: Reliability
+
+    @model_validator(mode="before")
+    @classmethod
+    def _migrate(cls, data: Any) -> Any:
+        return _from_v1(data)

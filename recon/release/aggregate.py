@@ -17,11 +17,13 @@ from recon.model import (
     AttemptRecord,
     AttemptSummary,
     CaseScore,
+    DimensionSummary,
     Entry,
     EntryResult,
     ReleaseDef,
     ReleaseResult,
     Reliability,
+    public_terms,
 )
 
 
@@ -114,7 +116,6 @@ def _total(attempt: Graded) -> float | None:
 
 
 def _summary(attempt: Graded) -> AttemptSummary:
-    grade = attempt.grade or {}
     rec = attempt.record
     return AttemptSummary(
         id=attempt.id,
@@ -125,19 +126,17 @@ def _summary(attempt: Graded) -> AttemptSummary:
         reason=rec.reason,
         formal=rec.formal,
         total=_total(attempt),
-        dimensions=grade.get("dimensions", {}),
-        arithmetic=[_public_row(row) for row in grade.get("arithmetic", [])],
+        dimensions=_dimensions(attempt.grade or {}),
         trace=rec.trace,
         record=attempt.record_digest,
     )
 
 
-PUBLIC_TERMS = ("term", "value", "product")
-
-
-def _public_row(row: dict[str, Any]) -> dict[str, Any]:
-    """A published arithmetic row: each dimension's value and its contribution to the total.
-
-    The sealed weight itself is not published (DESIGN §5.3).
-    """
-    return {k: row[k] for k in PUBLIC_TERMS if k in row}
+def _dimensions(grade: dict[str, Any]) -> dict[str, DimensionSummary]:
+    """Each dimension's value and its allow-listed terms. The grade table's arithmetic
+    (weights and products) and every other term stay in the store (DESIGN §5.3)."""
+    terms = grade.get("terms", {})
+    return {
+        name: DimensionSummary(value=value, terms=public_terms(name, terms.get(name, {})))
+        for name, value in sorted(grade.get("dimensions", {}).items())
+    }

@@ -1,23 +1,22 @@
 """``recon diff``: what changed between two releases — inputs, cells and scores.
 
 Cells are matched by kind and name; a cell changed when its key or any output differs.
-The report says which inputs moved, which cells were re-keyed because of them, and how
-each entry's score and rank moved.
+The report (:mod:`recon.release.diff_report`) says which inputs moved, which cells were
+re-keyed because of them, how each entry's score and rank moved, and which attempts' totals
+and dimension values moved.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Literal, get_args
 
 from recon.errors import ConfigError
 from recon.model.base import load_json
-from recon.model.records import CellKind, Manifest, ManifestCell, ReleaseResult
+from recon.model.records import AttemptSummary, CellKind, Manifest, ManifestCell, ReleaseResult
 
-SHORT = 12
 Change = Literal["changed", "added", "removed"]
 KIND_ORDER = {kind: i for i, kind in enumerate(get_args(CellKind))}
 RELEASE_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
@@ -71,6 +70,19 @@ class ScoreMove:
         return self.new_score - self.old_score
 
 
+Pair = tuple[float | None, float | None]
+
+
+@dataclass(frozen=True)
+class AttemptMove:
+    """An attempt whose total or a dimension's value moved (values only: the weights that
+    combine them are sealed and never in a release JSON)."""
+
+    id: str
+    total: Pair
+    dimensions: dict[str, Pair] = field(default_factory=dict)
+
+
 @dataclass(frozen=True)
 class ReleaseDiff:
     a: str
@@ -81,6 +93,7 @@ class ReleaseDiff:
     kinds: list[KindCount]
     cells: list[CellChange]
     scores: list[ScoreMove]
+    attempts: list[AttemptMove] = field(default_factory=list)
 
 
 # --- loading -------------------------------------------------------------------------
@@ -208,6 +221,28 @@ def _score_moves(a: ReleaseResult, b: ReleaseResult) -> list[ScoreMove]:
     return moves
 
 
+def _values(attempt: AttemptSummary | None) -> dict[str, float]:
+    return {n: d.value for n, d in attempt.dimensions.items()} if attempt is not None else {}
+
+
+def _attempt_moves(a: ReleaseResult, b: ReleaseResult) -> list[AttemptMove]:
+    old = {s.id: s for s in a.attempts}
+    new = {s.id: s for s in b.attempts}
+    moves = []
+    for ident in sorted(old.keys() | new.keys()):
+        o, n = old.get(ident), new.get(ident)
+        total = (o.total if o else None, n.total if n else None)
+        was, now = _values(o), _values(n)
+        dims = {
+            name: (was.get(name), now.get(name))
+            for name in sorted(was.keys() | now.keys())
+            if was.get(name) != now.get(name)
+        }
+        if o is None or n is None or total[0] != total[1] or dims:
+            moves.append(AttemptMove(ident, total, dims))
+    return moves
+
+
 def diff(
     a_manifest: Manifest, a_result: ReleaseResult, b_manifest: Manifest, b_result: ReleaseResult
 ) -> ReleaseDiff:
@@ -226,108 +261,5 @@ def diff(
         kinds=kinds,
         cells=cells,
         scores=_score_moves(a_result, b_result),
+        attempts=_attempt_moves(a_result, b_result),
     )
-
-
-# --- reporting -----------------------------------------------------------------------
-
-
-def _short(digest: str | None) -> str:
-    if digest is None:
-        return "(none)"
-    is_digest = len(digest) == 64 and all(c in "0123456789abcdef" for c in digest)
-    return digest[:SHORT] if is_digest else digest
-
-
-def _aligned(rows: Sequence[Sequence[str]], indent: str = "  ") -> list[str]:
-    if not rows:
-        return [f"{indent}(no changes)"]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return [
-        indent + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
-        for row in rows
-    ]
-
-
-def _digest_rows(changes: list[InputChange]) -> list[tuple[str, ...]]:
-    return [(c.path, c.change, _short(c.old), "->", _short(c.new)) for c in changes]
-
-
-def _cell_lines(d: ReleaseDiff) -> list[str]:
-    lines: list[str] = []
-    for kind in d.kinds:
-        lines.append(
-            f"  {kind.kind}: {kind.changed} changed, {kind.added} added, "
-            f"{kind.removed} removed, {kind.unchanged} unchanged"
-        )
-        rows = [
-            (c.name, c.change, _short(c.old_key), "->", _short(c.new_key))
-            for c in d.cells
-            if c.kind == kind.kind
-        ]
-        if rows:
-            lines.extend(_aligned(rows, "      "))
-    return lines or ["  (no cells)"]
-
-
-def _num(value: float | int | None, fmt: str = ".4f") -> str:
-    if value is None:
-        return "—"
-    return format(value, fmt) if isinstance(value, float) else str(value)
-
-
-def _score_rows(d: ReleaseDiff) -> list[tuple[str, ...]]:
-    header = ("entry", "score", "", "", "delta", "rank", "", "")
-    rows = [
-        (
-            m.entry,
-            _num(m.old_score),
-            "->",
-            _num(m.new_score),
-            _num(m.delta, "+.4f"),
-            _num(m.old_rank),
-            "->",
-            _num(m.new_rank),
-        )
-        for m in d.scores
-    ]
-    return [header, *rows] if rows else []
-
-
-def render_table(d: ReleaseDiff) -> str:
-    """A plain-text report: inputs, cells (per-kind counts, then changed names), scores."""
-    title = f"recon diff {d.a} -> {d.b}"
-    if d.identical:
-        return f"{title}\nidentical\n"
-    lines = [title, "", "inputs", *_aligned(_digest_rows(d.inputs))]
-    if d.outputs:
-        lines += ["", "outputs", *_aligned(_digest_rows(d.outputs))]
-    lines += ["", "cells", *_cell_lines(d), "", "scores", *_aligned(_score_rows(d))]
-    return "\n".join(lines) + "\n"
-
-
-def to_json(d: ReleaseDiff) -> dict[str, Any]:
-    """The diff as plain JSON data (full digests), for ``recon diff --json``."""
-    return {
-        "a": d.a,
-        "b": d.b,
-        "identical": d.identical,
-        "inputs": [{**asdict(c), "change": c.change} for c in d.inputs],
-        "outputs": [{**asdict(c), "change": c.change} for c in d.outputs],
-        "cells": {
-            "kinds": {
-                k.kind: {
-                    "changed": k.changed,
-                    "added": k.added,
-                    "removed": k.removed,
-                    "unchanged": k.unchanged,
-                }
-                for k in d.kinds
-            },
-            "changes": [
-                {**asdict(c), "outputs": {s: list(v) for s, v in c.outputs.items()}}
-                for c in d.cells
-            ],
-        },
-        "scores": [{**asdict(m), "delta": m.delta} for m in d.scores],
-    }

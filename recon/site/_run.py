@@ -1,4 +1,5 @@
-"""runs/<attempt id>.html: outcome, trace, dimensions, arithmetic, evidence next to captures."""
+"""runs/<attempt id>.html: outcome, trace, dimension values with their public terms and the
+total, evidence next to captures. No weight and no weighted product (DESIGN §5.3)."""
 
 from __future__ import annotations
 
@@ -100,24 +101,26 @@ def _trace(attempt: AttemptSummary) -> Html:
     return section("Trace", table(["count", "value"], rows, "trace"))
 
 
+def _terms(terms: Mapping[str, float]) -> str:
+    return ", ".join(f"{name} {num(value)}" for name, value in sorted(terms.items()))
+
+
 def _dimensions(attempt: AttemptSummary) -> Html:
+    """Each dimension's value and public terms, then the total. The case's weights are
+    sealed: the page says that the total combines the values, not how."""
     if not attempt.dimensions:
         return section("Dimensions", tag("p", "No dimension scores.", class_="muted"))
-    rows = [(name, num(value)) for name, value in sorted(attempt.dimensions.items())]
-    return section("Dimensions", table(["dimension", "score"], rows, "dimensions"))
-
-
-def _arithmetic(attempt: AttemptSummary) -> Html:
-    if not attempt.arithmetic:
-        return section("Arithmetic", tag("p", "No arithmetic.", class_="muted"))
-    keys: list[str] = []
-    for row in attempt.arithmetic:
-        keys.extend(k for k in row if k not in keys)
-    cells = [
-        [num(v, 4) if isinstance(v, float) else v for v in (row.get(k) for k in keys)]
-        for row in attempt.arithmetic
+    rows: list[list[Cell]] = [
+        [name, num(dim.value), _terms(dim.terms) or None]
+        for name, dim in sorted(attempt.dimensions.items())
     ]
-    return section("Arithmetic", table(keys, cells, "arithmetic"))
+    rows.append([tag("strong", "total"), tag("strong", num(attempt.total)), None])
+    note = tag(
+        "p",
+        "Each value is in [0, 1]. The total combines them with the case's sealed weights.",
+        class_="muted",
+    )
+    return section("Dimensions", note, table(["dimension", "value", "terms"], rows, "dimensions"))
 
 
 def run_page(
@@ -135,7 +138,6 @@ def run_page(
             _facts(result, attempt),
             _trace(attempt),
             _dimensions(attempt),
-            _arithmetic(attempt),
             _screenshots(attempt, evidence, points, add),
         ]
     )

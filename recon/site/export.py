@@ -1,10 +1,11 @@
 """The static site of a release: pure bytes out of the release JSON and whitelisted images.
 
 The exporter sits outside the sealed evaluation boundary (DESIGN §5.3). It sees only
-what its arguments carry: the public ``ReleaseResult`` (scores, arithmetic, digests,
-counts), the public evidence screenshots of each case, and the Candidate captures of
-each attempt. Oracle references, selectors, thresholds and sealed weights are never
-arguments, so they cannot reach a page.
+what its arguments carry: the public ``ReleaseResult`` (scores, each dimension's value and
+allow-listed public terms, digests, counts), the public evidence screenshots of each case,
+and the Candidate captures of each attempt. Oracle references, selectors, thresholds,
+sealed weights and weight × value products are never arguments (``AttemptSummary`` cannot
+hold one), so they cannot reach a page.
 """
 
 from __future__ import annotations

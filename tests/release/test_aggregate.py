@@ -2,7 +2,20 @@
 
 from __future__ import annotations
 
-from recon.model import AttemptRecord, Entry, ReleaseDef
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from recon.model import (
+    PUBLIC_TERMS,
+    AttemptRecord,
+    AttemptSummary,
+    DimensionSummary,
+    Entry,
+    ReleaseDef,
+)
+from recon.model.grading import DIMENSIONS
 from recon.release.aggregate import Graded, aggregate
 
 DIGEST = "0" * 64
@@ -64,9 +77,14 @@ def _attempt(entry: str, case: str, index: int, outcome: str, total: float | Non
         if total is None
         else {
             "total": total,
-            "dimensions": {},
+            "dimensions": {"functional": total, "regional_visual": 1.0},
+            "terms": {
+                "functional": {"assertions": 4.0, "weight_sum": 3.5, "weight_passed": 1.75},
+                "regional_visual": {"regions": 2.0, "weight_sum": 3.0, "weighted_sum": 3.0},
+            },
             "arithmetic": [
-                {"term": "functional", "weight": 0.3, "value": total, "product": 0.3 * total}
+                {"term": "functional", "weight": 0.3, "value": total, "product": 0.3 * total},
+                {"term": "regional_visual", "weight": 0.7, "value": 1.0, "product": 0.7},
             ],
         }
     )
@@ -99,12 +117,60 @@ def test_case_mean_then_equal_case_weight_and_coverage() -> None:
     assert len(result.attempts) == len(attempts)  # excluded attempts stay listed
 
 
-def test_published_arithmetic_carries_no_sealed_weight() -> None:
+def test_published_dimensions_carry_values_and_public_terms_never_weights_or_products() -> None:
     result = aggregate(
         _release(["a"], ["x"]), {"a": _entry("a")}, [_attempt("a", "x", 0, "valid", 0.5)]
     )
-    row = result.attempts[0].arithmetic[0]
-    assert "weight" not in row and row["product"] == 0.15
+    summary = result.attempts[0]
+    assert summary.total == 0.5
+    assert summary.dimensions["functional"] == DimensionSummary(
+        value=0.5, terms={"assertions": 4.0}
+    )
+    assert summary.dimensions["regional_visual"] == DimensionSummary(
+        value=1.0, terms={"regions": 2.0}
+    )
+    published = result.model_dump_json()
+    for sealed in ("weight", "product", "arithmetic", "0.15", "0.7", "3.5", "1.75"):
+        assert sealed not in published, sealed
+
+
+def test_a_summary_cannot_carry_a_sealed_term() -> None:
+    base = {"value": 0.5, "terms": {"assertions": 4.0}}
+    summary = _summary({"functional": base})
+    for name, term in (("functional", "weight_sum"), ("policy", "penalty_sum")):
+        dims = {name: {"value": 0.5, "terms": {term: 1.0}}}
+        with pytest.raises(ValidationError, match="not public terms"):
+            _summary(dims)
+    with pytest.raises(ValidationError):
+        _summary({"functional": {**base, "product": 0.15}})  # a row shape of the arithmetic
+    with pytest.raises(ValidationError):
+        _summary({"weights": base})  # not a dimension
+    with pytest.raises(ValidationError):
+        AttemptSummary.model_validate({**summary.model_dump(), "arithmetic": []})
+
+
+def _summary(dimensions: dict[str, Any]) -> AttemptSummary:
+    return AttemptSummary.model_validate(
+        {
+            "id": "a.x.0",
+            "entry": "a",
+            "case": "x",
+            "index": 0,
+            "outcome": "valid",
+            "reason": "",
+            "formal": False,
+            "total": 0.5,
+            "dimensions": dimensions,
+            "trace": {},
+            "record": DIGEST,
+        }
+    )
+
+
+def test_public_terms_cover_every_dimension_and_name_no_weight() -> None:
+    assert set(PUBLIC_TERMS) == set(DIMENSIONS)
+    for names in PUBLIC_TERMS.values():
+        assert not any("weight" in n or "penalty" in n or "product" in n for n in names)
 
 
 def test_non_formal_release_says_so() -> None:

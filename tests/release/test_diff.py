@@ -13,6 +13,7 @@ import pytest
 
 from recon.errors import ConfigError
 from recon.model.records import (
+    AttemptSummary,
     CaseScore,
     EntryResult,
     Manifest,
@@ -22,7 +23,8 @@ from recon.model.records import (
     ReleaseResult,
     Reliability,
 )
-from recon.release.diff import diff, load_side, render_table, to_json
+from recon.release.diff import diff, load_side
+from recon.release.diff_report import render_table, to_json
 
 # --- factories -----------------------------------------------------------------------
 
@@ -135,8 +137,9 @@ def test_grader_change_reports_code_digest_grade_cells_and_score_moves() -> None
     result_diff = diff(manifest("g1"), result(BEFORE), manifest("g2"), result(AFTER))
     assert not result_diff.identical
     table = render_table(result_diff)
-    sections = [line for line in table.splitlines() if line in ("inputs", "cells", "scores")]
-    assert sections == ["inputs", "cells", "scores"]
+    headings = ("inputs", "cells", "scores", "attempts")
+    sections = [line for line in table.splitlines() if line in headings]
+    assert sections == list(headings)
 
     # inputs: only the grade code digest moved, shown short
     assert [c.path for c in result_diff.inputs] == ["code.grade"]
@@ -251,4 +254,74 @@ def test_load_side_malformed_files_name_the_file_and_field(tmp_path: Path) -> No
         load_side(str(path), tmp_path)
     write_side(tmp_path / "r", manifest(), result(BEFORE, release="2025q2"))
     with pytest.raises(ConfigError, match="release '2025q2' does not match"):
+        load_side(str(path), tmp_path)
+
+
+# --- attempts: values move, weights never show -----------------------------------------
+
+
+def summary(ident: str, total: float | None, **values: float) -> AttemptSummary:
+    return AttemptSummary.model_validate(
+        {
+            "id": ident,
+            "entry": ident.split(".")[0],
+            "case": "home",
+            "index": 0,
+            "outcome": "valid" if total is not None else "harness_failure",
+            "reason": "",
+            "formal": True,
+            "total": total,
+            "dimensions": {n: {"value": v, "terms": {}} for n, v in values.items()},
+            "trace": {},
+            "record": d(ident),
+        }
+    )
+
+
+def test_attempt_totals_and_dimension_values_that_moved_are_listed() -> None:
+    old = result(BEFORE, attempts=[
+        summary("alpha.home.0", 0.7, global_visual=0.9, functional=0.5),
+        summary("beta.home.0", 0.6, global_visual=0.8, functional=0.4),
+        summary("gone.home.0", 0.1, functional=0.1),
+    ])  # fmt: skip
+    new = result(AFTER, attempts=[
+        summary("alpha.home.0", 0.65, global_visual=0.8, functional=0.5),
+        summary("beta.home.0", 0.6, global_visual=0.8, functional=0.4),
+        summary("new.home.0", None),
+    ])  # fmt: skip
+    moved = diff(manifest("g1"), old, manifest("g2"), new)
+    assert [m.id for m in moved.attempts] == ["alpha.home.0", "gone.home.0", "new.home.0"]
+    alpha = moved.attempts[0]
+    assert alpha.total == (0.7, 0.65) and alpha.dimensions == {"global_visual": (0.9, 0.8)}
+    table = render_table(moved)
+    assert table.split("\nattempts\n")[1].splitlines()[:2] == [
+        "  alpha.home.0  total          0.7000  ->  0.6500  -0.0500",
+        "                global_visual  0.9000  ->  0.8000  -0.1000",
+    ]
+    assert "weight" not in table and "product" not in table
+    data = to_json(moved)["attempts"]
+    assert data[0] == {
+        "id": "alpha.home.0",
+        "total": [0.7, 0.65],
+        "dimensions": {"global_visual": [0.9, 0.8]},
+    }
+    assert data[2]["total"] == [None, None] and data[1]["dimensions"] == {"functional": [0.1, None]}
+
+
+def test_a_v1_release_json_loads_without_its_arithmetic(tmp_path: Path) -> None:
+    """Release JSON v1 carried ``arithmetic`` rows (whose products reveal the weights)."""
+    path = write_side(tmp_path / "old", manifest(), result(BEFORE))
+    v1 = json.loads((path.parent / "release.json").read_text())
+    row = {"term": "functional", "value": 0.5, "product": 0.15}
+    v1 |= {"schema_version": 1, "attempts": [
+        json.loads(summary("alpha.home.0", 0.5).model_dump_json())
+        | {"dimensions": {"functional": 0.5}, "arithmetic": [row]}
+    ]}  # fmt: skip
+    (path.parent / "release.json").write_text(json.dumps(v1))
+    _, loaded = load_side(str(path), tmp_path)
+    assert loaded.schema_version == 2
+    assert loaded.attempts[0].dimensions["functional"].value == 0.5
+    assert "product" not in loaded.model_dump_json()
+    (path.parent / "release.json").write_text(json.dumps(v1 | {"schema_version": 3}))
+    with pytest.raises(ConfigError, match="unsupported schema_version 3"):
         load_side(str(path), tmp_path)

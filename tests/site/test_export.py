@@ -47,11 +47,10 @@ def attempt(ident: str, entry: str, case: str, index: int = 0, **over: Any) -> A
         "reason": "built and graded",
         "formal": True,
         "total": 0.75,
-        "dimensions": {"global_visual": 0.8, "functional": 0.7},
-        "arithmetic": [
-            {"term": "functional", "weight": 0.5, "value": 0.7, "product": 0.35},
-            {"term": "global_visual", "weight": 0.5, "value": 0.8, "product": 0.4},
-        ],
+        "dimensions": {
+            "global_visual": {"value": 0.8, "terms": {"points": 2.0, "failed": 0.0}},
+            "functional": {"value": 0.7, "terms": {"assertions": 10.0}},
+        },
         "trace": Trace(turns=12, tool_calls=30, tokens=45000),
         "record": digest(ident),
     }
@@ -114,7 +113,6 @@ def sample() -> tuple[ReleaseResult, dict[str, dict[str, bytes]], dict[str, dict
             reason="browser crashed",
             total=None,
             dimensions={},
-            arithmetic=[],
         ),
     ]
     result = release(attempts, [entry("alpha", 1, 0.75), entry("beta", None, None)])
@@ -261,15 +259,17 @@ def test_index_shows_banner_leaderboard_chart_and_reliability() -> None:
     assert 'class="banner informal"' in build_site(informal, {}, {})["index.html"].decode()
 
 
-def test_run_page_shows_outcome_trace_dimensions_arithmetic_in_order() -> None:
-    rows = [{"term": "functional", "weight": 0.5, "value": 0.7, "product": 0.35, "note": "x"}]
-    result = release([attempt("a-0", "alpha", "home", arithmetic=rows)], [entry("alpha", 1, 0.5)])
+def test_run_page_shows_outcome_trace_dimension_values_terms_and_total() -> None:
+    result = release([attempt("a-0", "alpha", "home")], [entry("alpha", 1, 0.5)])
     page = build_site(result, {}, {})["runs/a-0.html"].decode()
-    headers = re.findall(r"<th>([^<]*)</th>", page.split("<h2>Arithmetic</h2>")[1])
-    assert headers == ["term", "weight", "value", "product", "note"]
-    assert "<td>0.3500</td>" in page
+    dims = page.split("<h2>Dimensions</h2>")[1]
+    assert re.findall(r"<th>([^<]*)</th>", dims)[:3] == ["dimension", "value", "terms"]
+    assert "<td>functional</td><td>0.700</td><td>assertions 10</td>" in dims
+    assert "<td>global_visual</td><td>0.800</td><td>failed 0, points 2</td>" in dims
+    assert "<strong>0.750</strong>" in dims  # the total
+    assert "sealed weights" in dims
+    assert "Arithmetic" not in page and "product" not in page and "weight</" not in page
     assert "<td>45000</td>" in page and "<td>30</td>" in page
-    assert "<td>global_visual</td><td>0.800</td>" in page
     failed = build_site(*sample()[:1], {}, {})["runs/beta-home-0.html"].decode()
     assert "harness_failure" in failed and "browser crashed" in failed
 

@@ -1,0 +1,136 @@
+"""The text and JSON forms of a :class:`recon.release.diff.ReleaseDiff` (``recon diff``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict
+from typing import Any
+
+from recon.release.diff import AttemptMove, InputChange, Pair, ReleaseDiff
+
+SHORT = 12
+
+
+def _short(digest: str | None) -> str:
+    if digest is None:
+        return "(none)"
+    is_digest = len(digest) == 64 and all(c in "0123456789abcdef" for c in digest)
+    return digest[:SHORT] if is_digest else digest
+
+
+def _aligned(rows: Sequence[Sequence[str]], indent: str = "  ") -> list[str]:
+    if not rows:
+        return [f"{indent}(no changes)"]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return [
+        indent + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+        for row in rows
+    ]
+
+
+def _digest_rows(changes: list[InputChange]) -> list[tuple[str, ...]]:
+    return [(c.path, c.change, _short(c.old), "->", _short(c.new)) for c in changes]
+
+
+def _cell_lines(d: ReleaseDiff) -> list[str]:
+    lines: list[str] = []
+    for kind in d.kinds:
+        lines.append(
+            f"  {kind.kind}: {kind.changed} changed, {kind.added} added, "
+            f"{kind.removed} removed, {kind.unchanged} unchanged"
+        )
+        rows = [
+            (c.name, c.change, _short(c.old_key), "->", _short(c.new_key))
+            for c in d.cells
+            if c.kind == kind.kind
+        ]
+        if rows:
+            lines.extend(_aligned(rows, "      "))
+    return lines or ["  (no cells)"]
+
+
+def _num(value: float | int | None, fmt: str = ".4f") -> str:
+    if value is None:
+        return "—"
+    return format(value, fmt) if isinstance(value, float) else str(value)
+
+
+def _score_rows(d: ReleaseDiff) -> list[tuple[str, ...]]:
+    header = ("entry", "score", "", "", "delta", "rank", "", "")
+    rows = [
+        (
+            m.entry,
+            _num(m.old_score),
+            "->",
+            _num(m.new_score),
+            _num(m.delta, "+.4f"),
+            _num(m.old_rank),
+            "->",
+            _num(m.new_rank),
+        )
+        for m in d.scores
+    ]
+    return [header, *rows] if rows else []
+
+
+def _pair(label: str, pair: Pair) -> tuple[str, ...]:
+    old, new = pair
+    delta = new - old if old is not None and new is not None else None
+    return (label, _num(old), "->", _num(new), _num(delta, "+.4f"))
+
+
+def _attempt_rows(moves: list[AttemptMove]) -> list[tuple[str, ...]]:
+    rows: list[tuple[str, ...]] = []
+    for move in moves:
+        rows.append((move.id, *_pair("total", move.total)))
+        rows.extend(("", *_pair(name, pair)) for name, pair in move.dimensions.items())
+    return rows
+
+
+def render_table(d: ReleaseDiff) -> str:
+    """A plain-text report: inputs, cells (per-kind counts, then changed names), scores,
+    then attempts whose total or dimension values moved."""
+    title = f"recon diff {d.a} -> {d.b}"
+    if d.identical:
+        return f"{title}\nidentical\n"
+    lines = [title, "", "inputs", *_aligned(_digest_rows(d.inputs))]
+    if d.outputs:
+        lines += ["", "outputs", *_aligned(_digest_rows(d.outputs))]
+    lines += ["", "cells", *_cell_lines(d), "", "scores", *_aligned(_score_rows(d))]
+    lines += ["", "attempts", *_aligned(_attempt_rows(d.attempts))]
+    return "\n".join(lines) + "\n"
+
+
+def to_json(d: ReleaseDiff) -> dict[str, Any]:
+    """The diff as plain JSON data (full digests), for ``recon diff --json``."""
+    return {
+        "a": d.a,
+        "b": d.b,
+        "identical": d.identical,
+        "inputs": [{**asdict(c), "change": c.change} for c in d.inputs],
+        "outputs": [{**asdict(c), "change": c.change} for c in d.outputs],
+        "cells": {
+            "kinds": {
+                k.kind: {
+                    "changed": k.changed,
+                    "added": k.added,
+                    "removed": k.removed,
+                    "unchanged": k.unchanged,
+                }
+                for k in d.kinds
+            },
+            "changes": [
+                {**asdict(c), "outputs": {s: list(v) for s, v in c.outputs.items()}}
+                for c in d.cells
+            ],
+        },
+        "scores": [{**asdict(m), "delta": m.delta} for m in d.scores],
+        "attempts": [
+            {
+                "id": m.id,
+                "total": list(m.total),
+                "dimensions": {k: list(v) for k, v in m.dimensions.items()},
+            }
+            for m in d.attempts
+        ],
+    }

@@ -86,15 +86,17 @@ class ModelPin(Strict):
 class Agent(Strict):
     """The agent and how to run it (``recon.agents.CommandAdapter`` reads this).
 
-    ``command`` and ``install`` placeholders: ``{workspace}``, ``{brief}``, ``{evidence}``,
-    ``{entry_dir}``, ``{python}``, and on docker ``{trace}`` (a file for the agent's
-    trajectory). ``install`` runs just before the agent, in the sandbox, from the offline
-    store only. ``files`` (relative to entries/) are hashed into the entry digest, so
-    changing a scripted agent re-runs its attempts. ``env`` names host variables forwarded
-    by name only (their values are never written anywhere); ``credentials`` are those of them
-    the agent cannot run without: when one is unset the attempt is a harness failure
-    ("credentials missing") before any container starts. ``set_env`` holds fixed, non-secret
-    values. ``trace`` names the parser of turns, tool calls and tokens.
+    ``command`` and ``install`` placeholders (``recon.model.placeholders``): ``{workspace}``,
+    ``{brief}``, ``{evidence}``, ``{entry_dir}``, ``{python}``, and on docker ``{trace}`` (a
+    file for the agent's trajectory); any other ``{name}`` is refused. ``install`` runs just
+    before the agent, in the sandbox, from the offline store only. ``files`` (normalised
+    paths inside entries/) are hashed into the entry digest, so changing a scripted agent
+    re-runs its attempts. ``env`` names host variables forwarded by name only (their values
+    are never written anywhere); ``credentials`` are those of them the agent cannot run
+    without: when one is unset the attempt is a harness failure ("credentials missing")
+    before any container starts. ``set_env`` holds fixed, non-secret values. Neither may name
+    a loader variable (``DANGEROUS_ENV``, ``LD_*``, ``DYLD_*``). ``trace`` names the parser
+    of turns, tool calls and tokens.
     """
 
     name: Name

@@ -11,10 +11,16 @@ from recon.model.values import Id
 
 
 class Retry(Strict):
+    """How many times a harness-failed attempt is re-run (0 to 10); no other outcome is."""
+
     harness_failure: int = Field(default=2, ge=0, le=10)
 
 
 class Protocol(Strict):
+    """Repeats per case, the case time limit (at most a day), the backend, whether the
+    release is formal, and the retry rule. What an attempt may reach over the network is
+    the entry's ``sandbox.egress``."""
+
     name: Id
     repeats: int = Field(ge=1, le=100)
     time_limit_s: int = Field(ge=1, le=86_400)

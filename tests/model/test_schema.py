@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from recon.model import SCHEMAS, Versioned
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_schemas_cover_the_file_formats() -> None:
@@ -34,6 +37,7 @@ def test_recon_schema_writes_one_file_per_schema(tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "recon", "schema", "--out", str(out)],
         cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(REPO)},  # this checkout's recon, not an installed one
         capture_output=True,
         text=True,
         timeout=60,

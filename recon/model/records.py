@@ -56,6 +56,7 @@ class AttemptRecord(Versioned):
     """
 
     SCHEMA_VERSION: ClassVar[int] = 2
+    MIGRATES_FROM: ClassVar[tuple[int, ...]] = (1,)
     schema_version: int = 2
 
     @model_validator(mode="before")

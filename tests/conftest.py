@@ -107,3 +107,18 @@ def built_demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Build]:
 def clone_built(src: Path, dest: Path) -> Path:
     shutil.copytree(src, dest, symlinks=True)
     return dest
+
+
+@pytest.fixture
+def unshare_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """PATH starts with an ``unshare`` that fails as the kernel refuses it on a machine
+    that permits no network namespace (not root, no unprivileged user namespaces)."""
+    folder = tmp_path / "unshare-refused"
+    folder.mkdir()
+    tool = folder / "unshare"
+    tool.write_text(
+        "#!/bin/sh\necho 'unshare: unshare failed: Operation not permitted' >&2\nexit 1\n"
+    )
+    tool.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
+    return tool

@@ -1,15 +1,17 @@
 """Launching Debian's chromium through playwright, and naming its version.
 
-The executable is ``/usr/bin/chromium`` unless ``RECON_CHROMIUM`` names another.
+The executable is ``/usr/bin/chromium`` unless ``RECON_CHROMIUM`` names another. It runs
+in an empty network namespace (:mod:`recon.render.netns`): page script reaches nothing,
+whatever the API; the build is served by request interception.
 
-Fonts are pinned: chromium sees only the fonts shipped in ``recon/render/fonts/``
-(listed with their digests in :data:`FONTS`), through a fontconfig configuration
-written at launch. Why fontconfig and not an ``@font-face`` sheet served to the page:
-Chromium never lets ``@font-face`` rules replace the generic families (``serif``,
-``sans-serif``, ``monospace``, ``system-ui``); it resolves them, the default font and
-every glyph fallback through the system font set. So the system font set itself is
-what must be pinned, or renders would change with the host's installed fonts and its
-``/etc/fonts`` hinting and antialiasing settings.
+Automation tells: ``navigator.webdriver`` is ``false`` (``AutomationControlled`` is
+disabled) and the user agent says ``Chrome``, not ``HeadlessChrome`` (set per context in
+:mod:`recon.render.page`). Real pages check these two (analytics, consent banners, bot
+walls) and show a harness something other than a person's browser, which would make a
+reference's evidence unfaithful. Not hidden: the fake clock and the seeded random
+functions (``Date.now.toString()`` shows their source); they are what makes renders
+repeatable, and a page that detects them gains nothing, since every capture, probe and
+evidence still of every build, reference and Candidate alike, is taken by this harness.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from playwright.sync_api import Browser, sync_playwright
 from playwright.sync_api import Error as PlaywrightError
 
 from recon.errors import HarnessError
+from recon.render.netns import unshare_prefix, write_launcher
 
 CHROMIUM = "/usr/bin/chromium"
 TOOL_FACTS = ("chromium",)
@@ -44,6 +47,8 @@ LAUNCH_ARGS = [
     "--disable-lcd-text",
     "--force-color-profile=srgb",
     "--hide-scrollbars",
+    # No `navigator.webdriver`: a page can't tell the harness from a person's browser by it.
+    "--disable-blink-features=AutomationControlled",
 ]
 
 
@@ -62,14 +67,17 @@ def _require(path: str) -> str:
 
 @contextmanager
 def open_browser() -> Iterator[Browser]:
-    """A headless chromium seeing only the pinned fonts, closed on exit."""
+    """A headless chromium in an empty network namespace, seeing only the pinned fonts,
+    closed on exit."""
     path = _require(chromium_path())
-    with tempfile.TemporaryDirectory(prefix="recon-fonts-") as tmp, sync_playwright() as pw:
+    unshare_prefix()  # refused before anything starts where no namespace is permitted
+    with tempfile.TemporaryDirectory(prefix="recon-chromium-") as tmp, sync_playwright() as pw:
+        launcher = write_launcher(Path(tmp), path)
         env: dict[str, str | float | bool] = {**os.environ}
         env["FONTCONFIG_FILE"] = str(write_fontconfig(Path(tmp)))
         try:
             browser = pw.chromium.launch(
-                executable_path=path, headless=True, args=LAUNCH_ARGS, env=env
+                executable_path=str(launcher), headless=True, args=LAUNCH_ARGS, env=env
             )
         except PlaywrightError as exc:
             raise HarnessError(f"chromium at {path} failed to launch: {exc.message}") from exc

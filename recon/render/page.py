@@ -1,9 +1,10 @@
 """The sealed page every capture, probe and motion recording runs in.
 
 A fresh browser context per page, the build served into it by :mod:`recon.render.serve`
-(interception only: no port, no server). Candidate JavaScript sees a paused clock at
+(interception only: no port, no server; chromium itself has no network,
+:mod:`recon.render.netns`). Candidate JavaScript sees a paused clock at
 :data:`FROZEN_TIME`, a seeded ``Math.random`` and ``crypto.getRandomValues``, and a
-fixed locale, timezone, colour scheme and device scale factor.
+fixed locale, timezone, colour scheme, device scale factor and user agent.
 
 Nothing the page does can stall the harness: every wait is bounded, and page script
 still running :data:`SCRIPT_LIMIT_S` into a call that has no timeout of its own is
@@ -29,6 +30,7 @@ from playwright.sync_api import Error as PlaywrightError
 
 from recon.errors import HarnessError
 from recon.render.serve import ORIGIN, NetworkEvent, Reader, refuse_socket, serve
+from recon.render.sidechannels import report_side_channels
 from recon.render.snapshot import IsolatedWorld
 
 FROZEN_TIME = datetime(2024, 1, 1, tzinfo=UTC)
@@ -76,6 +78,7 @@ def open_page(
     """
     context = browser.new_context(
         viewport={"width": viewport.width, "height": viewport.height},
+        user_agent=user_agent(browser),
         device_scale_factor=1,
         reduced_motion="no-preference" if motion else "reduce",
         locale="en-US",
@@ -85,6 +88,8 @@ def open_page(
         bypass_csp=True,  # so the stills stylesheet applies under any page CSP
     )
     try:
+        # Late-bound: the session exists before any page script can call the reporter.
+        report_side_channels(context, lambda event: session.record(event))
         context.add_init_script(_SEED_JS)
         # pause_at installs the fake clock itself; a separate install() first would let
         # performance.now() start at the real milliseconds between the two calls.
@@ -97,12 +102,30 @@ def open_page(
             session.cdp.send("Animation.setPlaybackRate", {"playbackRate": 0})
         context.route("**/*", partial(serve, read, session.record, session.broken))
         context.route_web_socket("**/*", partial(refuse_socket, session.record))
+        context.on("page", partial(_close_popup, page))
         page.on("console", partial(_on_console, session.console))
         page.on("pageerror", partial(_on_page_error, session.console))
         yield session
         raise_if_broken(session)
     finally:
         context.close()
+
+
+def user_agent(browser: Browser) -> str:
+    """Chromium's own Linux user agent, without the ``HeadlessChrome`` automation tell."""
+    major = browser.version.split(".")[0]
+    return (
+        "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
+        f"Chrome/{major}.0.0.0 Safari/537.36"
+    )
+
+
+def _close_popup(main: Page, page: Page) -> None:
+    """Close a popup as soon as it opens (its first request is in the network log): the
+    capture is of the main page, and an open popup can slow the opener's rendering frames
+    to one a second (chromium did in 5 of 12 tries), which would stall settling."""
+    if page is not main:
+        page.close()
 
 
 def _on_console(console: list[str], message: ConsoleMessage) -> None:

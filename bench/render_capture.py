@@ -15,7 +15,13 @@
    goto, settle, screenshots, snapshot) over the *reuse* captures, plus ``close`` (the
    rest of the call: closing the context) and, for *launch*, the browser launch and
    close around it.
-2. Peak memory. A generated page 20,000 px tall (text, boxes, gradients) captured at
+2. The stability proof (``recon.render.stills``): per round, each matrix point of the
+   demo case captured with it (``capture(...)``: the full-page still taken again a frame
+   later and compared) and without it (``capture(..., prove=False)``: one still of each
+   kind), in the same browser, the order alternating round by round. Reported: mean wall
+   ms per capture each way and their ratio, the mean of the ``screenshots`` phase each way,
+   and the mean ``settle_still`` (settling in page steps until still, in both ways).
+3. Peak memory. A generated page 20,000 px tall (text, boxes, gradients) captured at
    desktop size (full page + viewport + DOM snapshot). A thread samples every 20 ms
    the memory of this process and of all its descendants (the playwright driver and
    the chromium processes) from ``/proc/<pid>/smaps_rollup``; the peaks of the sums of
@@ -24,7 +30,8 @@
    the RSS before the browser was launched.
 
     .venv/bin/python bench/render_capture.py [--rounds 3] [--per-browser 5]
-        [--height 20000] [--out bench/results/render_capture.json]
+        [--stability-rounds 8] [--height 20000] [--only {throughput,stability,memory}]
+        [--out bench/results/render_capture.json]
 
 A report, not a test: it prints a table and writes JSON; it asserts no times.
 """
@@ -170,6 +177,47 @@ def throughput(rounds: int, per_browser: int) -> dict[str, Tally]:
     return tallies
 
 
+# --- the stability proof ------------------------------------------------------------------
+
+
+def stability_cost(rounds: int) -> dict[str, Any]:
+    """Captures with and without the stability proof, interleaved, in one browser."""
+    read = folder_reader(CASE / "sealed" / "reference")
+    pts = points(load_yaml(Contract, CASE / "public" / "contract.yaml"))
+    runs: dict[str, list[dict[str, float]]] = {"proved": [], "unproven": []}
+    with open_browser() as browser:
+        for point in pts:  # warm up
+            proof_capture(browser, read, point, True)
+        for index in range(rounds):
+            ways = [True, False] if index % 2 == 0 else [False, True]
+            for point in pts:
+                for prove in ways:
+                    runs["proved" if prove else "unproven"].append(
+                        proof_capture(browser, read, point, prove)
+                    )
+
+    def mean(rows: list[dict[str, float]], key: str) -> float:
+        return round(sum(r.get(key, 0.0) for r in rows) / len(rows), 1)
+
+    out: dict[str, Any] = {"captures_each": len(runs["proved"])}
+    for way, rows in runs.items():
+        keys = ("wall", "screenshots", "settle_still", "pairs")
+        out[way] = {key: mean(rows, key) for key in keys}
+    out["ratio_wall"] = round(out["proved"]["wall"] / out["unproven"]["wall"], 3)
+    out["proof_ms"] = round(out["proved"]["wall"] - out["unproven"]["wall"], 1)
+    return out
+
+
+def proof_capture(browser: Browser, read: Reader, point: Point, prove: bool) -> dict[str, float]:
+    vp = point.viewport
+    start = time.monotonic()
+    shot = capture(browser, read, point.route, Viewport(vp.name, vp.width, vp.height), prove=prove)
+    wall = (time.monotonic() - start) * 1000
+    if shot.failure or not shot.stability.stable:
+        raise SystemExit(f"{point.id}: capture failed: {shot.failure or shot.stability.describe()}")
+    return {**shot.timings, "wall": wall, "pairs": float(shot.stability.pairs)}
+
+
 # --- peak memory ------------------------------------------------------------------------
 
 
@@ -256,6 +304,7 @@ def peak_memory(height: int) -> dict[str, Any]:
         "full_png_size": list(size),
         "full_png_bytes": len(shot.full_png),
         "dom_elements": len(shot.dom),
+        "failure": shot.failure,
         "seconds": round(seconds, 2),
         "baseline_mib": round(baseline / 2**20, 1),
         "peak_rss_mib": round(sampler.peak_rss / 2**20, 1),
@@ -268,12 +317,30 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--per-browser", type=int, default=5, help="matrices per reused browser")
+    parser.add_argument("--stability-rounds", type=int, default=8)
     parser.add_argument("--height", type=int, default=PAGE_HEIGHT)
+    parser.add_argument("--only", choices=("throughput", "stability", "memory"))
     parser.add_argument("--out", type=Path, default=REPO / "bench/results/render_capture.json")
     args = parser.parse_args()
 
-    tallies = throughput(args.rounds, args.per_browser)
-    memory = peak_memory(args.height)
+    report: dict[str, Any] = {
+        "machine": {"cores": os.cpu_count(), "python": platform.python_version()},
+        "browser": browser_version(),
+    }
+    if args.only in (None, "throughput"):
+        report.update(throughput_report(args.rounds, args.per_browser))
+    if args.only in (None, "stability"):
+        report["stability"] = stability_cost(args.stability_rounds)
+        print_stability(report["stability"])
+    if args.only in (None, "memory"):
+        report["memory"] = peak_memory(args.height)
+        print_memory(report["memory"])
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=2) + "\n")
+
+
+def throughput_report(rounds: int, per_browser: int) -> dict[str, Any]:
+    tallies = throughput(rounds, per_browser)
     rates = {
         name: {
             **asdict(t),
@@ -291,20 +358,6 @@ def main() -> None:
     ratio_cpu = rates["reuse"]["captures_per_cpu_s"] / rates["launch"]["captures_per_cpu_s"]
     ratio_wall = rates["reuse"]["captures_per_s"] / rates["launch"]["captures_per_s"]
     floor = rates["bare"]["captures_per_s"] / rates["launch"]["captures_per_s"]
-    report = {
-        "machine": {"cores": os.cpu_count(), "python": platform.python_version()},
-        "browser": browser_version(),
-        "rounds": args.rounds,
-        "per_browser": args.per_browser,
-        "throughput": rates,
-        "ratio_per_cpu_s": round(ratio_cpu, 2),
-        "ratio_per_wall_s": round(ratio_wall, 2),
-        "bare_over_launch_per_wall_s": round(floor, 2),
-        "phases_ms_per_capture": phases,
-        "memory": memory,
-    }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2) + "\n")
     print(f"{'way':8} {'captures':>8} {'wall s':>8} {'cpu s':>8} {'per s':>8} {'per cpu-s':>10}")
     for name, row in rates.items():
         print(
@@ -315,12 +368,35 @@ def main() -> None:
     print(f"bare / launch: {floor:.2f}x per wall second (no harness work at all)")
     for name, row in phases.items():
         print(f"{name} ms per capture: " + ", ".join(f"{k} {v:.0f}" for k, v in row.items()))
+    return {
+        "rounds": rounds,
+        "per_browser": per_browser,
+        "throughput": rates,
+        "ratio_per_cpu_s": round(ratio_cpu, 2),
+        "ratio_per_wall_s": round(ratio_wall, 2),
+        "bare_over_launch_per_wall_s": round(floor, 2),
+        "phases_ms_per_capture": phases,
+    }
+
+
+def print_stability(row: dict[str, Any]) -> None:
+    proved, unproven = row["proved"], row["unproven"]
+    print(
+        f"stability proof: {proved['wall']:.0f} ms per capture with it, "
+        f"{unproven['wall']:.0f} ms without ({row['ratio_wall']:.2f}x, "
+        f"+{row['proof_ms']:.0f} ms; screenshots {proved['screenshots']:.0f} vs "
+        f"{unproven['screenshots']:.0f} ms; settling until still {proved['settle_still']:.0f} ms; "
+        f"{proved['pairs']:.1f} pairs of stills per proof; {row['captures_each']} captures each)"
+    )
+
+
+def print_memory(memory: dict[str, Any]) -> None:
     print(
         f"{memory['page_height_px']} px page: peak {memory['peak_pss_mib']} MiB PSS, "
         f"{memory['peak_rss_mib']} MiB RSS (python + driver + chromium; "
         f"{memory['baseline_mib']} MiB before launch), "
         f"full PNG {memory['full_png_size'][0]}x{memory['full_png_size'][1]}, "
-        f"{memory['seconds']} s"
+        f"{memory['seconds']} s" + (f"; FAILED: {memory['failure']}" if memory["failure"] else "")
     )
 
 

@@ -8,7 +8,9 @@ matrix, which is what the Candidate is meant to see. ``public/evidence/`` gets
 - ``motion/<name>.png`` and ``motion/<name>.webp``: each declared transition as a frame
   strip and an animated WebP (:func:`recon.render.record_motion`).
 
-Rendering is deterministic, so running the command twice writes the same bytes. Files of
+Rendering is deterministic, so running the command twice writes the same bytes: every
+still is proven stable (the same pixels a frame apart, :mod:`recon.render.stills`), and
+a reference whose pixels never stop changing is refused rather than frozen mid-motion. Files of
 the last two kinds that the contract no longer declares are removed, so the evidence
 bundle never carries a stale state or transition. A reference that cannot show what the
 contract declares (a step fails, a route is missing) is the contract's problem: one
@@ -99,6 +101,12 @@ def _still(
 
     shot = capture(browser, read, route, Viewport(vp.name, vp.width, vp.height), steps=steps)
     _refuse_failure(shot.failure, where)
+    if not shot.stability.stable:
+        raise ConfigError(
+            f"{where}: the sealed reference never holds still ({shot.stability.describe()}); "
+            "make its script animations stop under prefers-reduced-motion: reduce, or fix "
+            "the reference"
+        )
     atomic.write_atomic(out, shot.full_png)
     return out
 

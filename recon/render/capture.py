@@ -1,11 +1,13 @@
 """Deterministic stills of one matrix point: screenshots, a DOM snapshot, console and network log.
 
-The page (:mod:`recon.render.page`) is loaded, given exactly :data:`ADVANCE_MS` of page
-time and a stylesheet that collapses animations and transitions; then the point's
-contract steps run, each followed by another :data:`ADVANCE_MS`; then the stills.
-What kept a capture from showing its point (a route the build lacks, a step whose
-element never appeared, a page that never settled) is recorded in
-:attr:`Capture.failure`, never raised.
+The page (:mod:`recon.render.page`) is loaded, given :data:`ADVANCE_MS` of page time and
+a stylesheet that collapses CSS animations, and settled until still
+(:mod:`recon.render.settle`); then the point's contract steps run, each followed by
+another :data:`ADVANCE_MS` and settling; then the stills, proven stable a frame apart
+(:mod:`recon.render.stills`). What kept a capture from showing its point (a route the
+build lacks, a step whose element never appeared, a page that never settled) is recorded
+in :attr:`Capture.failure`, never raised; a page whose pixels never stopped changing is
+recorded in :attr:`Capture.stability`.
 """
 
 from __future__ import annotations
@@ -23,7 +25,6 @@ from recon.model.contract import Step
 from recon.render.page import (
     Session,
     Viewport,
-    blank_png,
     first_line,
     guard,
     load,
@@ -35,11 +36,18 @@ from recon.render.page import (
 from recon.render.serve import ORIGIN, NetworkEvent, Reader
 from recon.render.snapshot import DOM_LIMIT, snapshot
 from recon.render.steps import run_steps
+from recon.render.stills import Stability, stable_stills, unproven_stills
 
-__all__ = ["ORIGIN", "Capture", "NetworkEvent", "Reader", "Viewport", "capture"]
+__all__ = [
+    "ORIGIN",
+    "Capture",
+    "NetworkEvent",
+    "Reader",
+    "Stability",
+    "Viewport",
+    "capture",
+]
 
-SHOT_TIMEOUT_MS = 30_000
-SHOT_LIMIT_S = 15.0  # page script running this far into a screenshot is terminated
 STEP_TIMEOUT_MS = 10_000
 """Per step on an element that exists; a missing one fails at once (``run_steps``)."""
 STEP_SETTLE_MS = 2000
@@ -54,8 +62,14 @@ class Capture:
     dom: list[dict[str, Any]]
     console: list[str]
     network: list[NetworkEvent]  # sorted and de-duplicated: arrival order and counts race
-    timings: dict[str, float]  # wall ms, plus "settled" 1.0/0.0; logged, never hashed
+    timings: dict[str, float]  # wall ms, plus "settled" and "still" 1.0/0.0; never hashed
+    stability: Stability  # the same pixels a frame apart, or unstable with the difference
     failure: str | None = None  # why this capture may not show the point it was asked for
+
+    @property
+    def status(self) -> str:
+        """``"stable"`` or ``"unstable"`` (its pixels kept changing; see ``stability``)."""
+        return self.stability.status
 
 
 def capture(
@@ -67,12 +81,17 @@ def capture(
     steps: Sequence[Step] = (),
     settle_ms: int = 5000,
     step_timeout_ms: int = STEP_TIMEOUT_MS,
+    prove: bool = True,
 ) -> Capture:
     """Render ``route`` of the build in a fresh context, apply ``steps``, take its stills.
 
     ``timings`` (wall ms) name the phases: ``open`` (context and page), ``goto`` (commit
-    and load event), ``settle`` (quiet network, clock advance, fonts and images), ``steps``,
-    ``screenshots``, ``snapshot``; closing the context comes after the capture is built.
+    and load event), ``settle`` (quiet network, clock advance, fonts and images, settling
+    until still), ``steps``, ``screenshots`` (the stills and their stability proof),
+    ``snapshot``; closing the context comes after the capture is built.
+
+    ``prove=False`` skips the stability proof (one still of each kind, ``stability.pairs``
+    0): only to measure what the proof costs (``bench/render_capture.py``).
     """
     start = time.monotonic()
     with open_page(browser, read, viewport) as session:
@@ -86,8 +105,7 @@ def capture(
             timings["steps"] = ms_since(start)
         start = time.monotonic()
         _unstick(session)
-        full = _still(session, full_page=True)
-        shown = _still(session, full_page=False)
+        full, shown, stability = stable_stills(session) if prove else unproven_stills(session)
         timings["screenshots"] = ms_since(start)
         start = time.monotonic()
         dom = _snapshot(session)
@@ -100,26 +118,9 @@ def capture(
             console=list(session.console),
             network=sorted(set(session.network), key=lambda e: (e.url, e.outcome)),
             timings=timings,
+            stability=stability,
             failure="; ".join(session.failures) or None,
         )
-
-
-def _still(session: Session, *, full_page: bool) -> bytes:
-    """A screenshot; a blank one (and a recorded failure) if chromium cannot take it."""
-    error = ""
-    for _ in range(2):  # a script terminated by the guard fails the first try
-        try:
-            with guard(session, SHOT_LIMIT_S):
-                return session.page.screenshot(
-                    full_page=full_page,
-                    animations="disabled",
-                    caret="hide",
-                    timeout=SHOT_TIMEOUT_MS,
-                )
-        except PlaywrightError as exc:
-            error = first_line(exc)
-    session.failures.append(f"screenshot failed: {error}")
-    return blank_png(session.viewport)
 
 
 def _unstick(session: Session) -> None:

@@ -3,8 +3,9 @@
 A fresh browser context per page, the build served into it by :mod:`recon.render.serve`
 (interception only: no port, no server; chromium itself has no network,
 :mod:`recon.render.netns`). Candidate JavaScript sees a paused clock at
-:data:`FROZEN_TIME`, a seeded ``Math.random`` and ``crypto.getRandomValues``, and a
-fixed locale, timezone, colour scheme, device scale factor and user agent.
+:data:`FROZEN_TIME` that moves only when the harness advances it
+(:mod:`recon.render.settle`), a seeded ``Math.random`` and ``crypto.getRandomValues``,
+and a fixed locale, timezone, colour scheme, device scale factor and user agent.
 
 Nothing the page does can stall the harness: every wait is bounded, and page script
 still running :data:`SCRIPT_LIMIT_S` into a call that has no timeout of its own is
@@ -14,57 +15,61 @@ only the harness's own faults (chromium, the store) raise :class:`HarnessError`.
 
 from __future__ import annotations
 
-import asyncio
-import io
 import json
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
 
-from PIL import Image
-from playwright.sync_api import Browser, CDPSession, ConsoleMessage, Page
+from playwright.sync_api import Browser, ConsoleMessage, Page
 from playwright.sync_api import Error as PlaywrightError
 
 from recon.errors import HarnessError
 from recon.render.serve import ORIGIN, NetworkEvent, Reader, refuse_socket, serve
+from recon.render.session import (
+    SCRIPT_LIMIT_S,
+    Session,
+    Viewport,
+    blank_png,
+    first_line,
+    guard,
+    ms_since,
+    raise_if_broken,
+)
+from recon.render.settle import (
+    ADVANCE_MS,
+    LATE,
+    advance_clock,
+    settle,
+    settle_step,
+    wait_quiet,
+)
 from recon.render.sidechannels import report_side_channels
 from recon.render.snapshot import IsolatedWorld
 
+__all__ = [
+    "ADVANCE_MS",
+    "SCRIPT_LIMIT_S",
+    "NetworkEvent",
+    "Reader",
+    "Session",
+    "Viewport",
+    "advance_clock",
+    "blank_png",
+    "first_line",
+    "guard",
+    "load",
+    "ms_since",
+    "open_page",
+    "raise_if_broken",
+    "settle_step",
+    "wait_quiet",
+]
+
 FROZEN_TIME = datetime(2024, 1, 1, tzinfo=UTC)
-ADVANCE_MS = 1000
 COMMIT_TIMEOUT_MS = 30_000
-SCRIPT_LIMIT_S = 3.0
-QUIET_MS = 200  # no new request for this long: the page has made the requests it will
 READY_POLL_MS = 25
-GRACE_MS = 50  # for requests a script has issued but chromium has not yet routed
-
-
-@dataclass(frozen=True)
-class Viewport:
-    name: str
-    width: int
-    height: int
-
-
-@dataclass
-class Session:
-    page: Page
-    cdp: CDPSession
-    viewport: Viewport
-    world: IsolatedWorld  # where the harness's own scripts run, out of the page's reach
-    network: list[NetworkEvent] = field(default_factory=list)
-    console: list[str] = field(default_factory=list)
-    failures: list[str] = field(default_factory=list)  # the page's problems, recorded
-    broken: list[Exception] = field(default_factory=list)  # ``read`` failures: harness's fault
-    status: int = 0  # HTTP status of the route's document
-    last_request: float = 0.0  # time.monotonic() of the latest request the page made
-
-    def record(self, event: NetworkEvent) -> None:
-        self.network.append(event)
-        self.last_request = time.monotonic()
 
 
 @contextmanager
@@ -96,7 +101,8 @@ def open_page(
         context.clock.pause_at(FROZEN_TIME)
         page = context.new_page()
         cdp = context.new_cdp_session(page)
-        session = Session(page=page, cdp=cdp, viewport=viewport, world=IsolatedWorld(cdp))
+        world = IsolatedWorld(cdp)
+        session = Session(page=page, cdp=cdp, viewport=viewport, world=world, motion=motion)
         if motion:
             session.cdp.send("Animation.enable")
             session.cdp.send("Animation.setPlaybackRate", {"playbackRate": 0})
@@ -140,8 +146,9 @@ def _on_page_error(console: list[str], error: PlaywrightError) -> None:
 def load(session: Session, route: str, settle_ms: int, *, still: bool = True) -> dict[str, float]:
     """Navigate and wait, within ``settle_ms`` in all; never raises for a page that hangs.
 
-    ``still`` pages get the stills stylesheet and ADVANCE_MS of page time; motion pages
-    get neither (their time starts when their frames start).
+    ``still`` pages get the stills stylesheet, ADVANCE_MS of page time, and are settled
+    until still (:func:`recon.render.settle.settle`); motion pages get none of it (their
+    time starts when their frames start).
     """
     page = session.page
     start = time.monotonic()
@@ -156,12 +163,19 @@ def load(session: Session, route: str, settle_ms: int, *, still: bool = True) ->
         advance_clock(session, ADVANCE_MS)
         settled &= wait_quiet(session, deadline)  # for what the page's timers requested
     settled &= _ready(session, deadline)
-    timings["settle"] = ms_since(start)
-    timings["settled"] = 1.0 if settled else 0.0
     if not settled:
         session.failures.append(
             f"the page did not settle within {settle_ms} ms (load, quiet network, fonts, images)"
         )
+    elif still:
+        begun = time.monotonic()
+        went = settle(session)
+        timings["settle_still"] = ms_since(begun)
+        timings["still"] = 1.0 if went == "still" else 0.0
+        settled = went != "late"
+        session.failures.extend([] if settled else [LATE])
+    timings["settle"] = ms_since(start)
+    timings["settled"] = 1.0 if settled else 0.0
     raise_if_broken(session)
     return timings
 
@@ -199,12 +213,6 @@ def _navigate(session: Session, route: str) -> None:
         session.failures.append(f"route {route}: not in the build (HTTP {session.status})")
 
 
-def raise_if_broken(session: Session) -> None:
-    if session.broken:
-        exc = session.broken[0]
-        raise HarnessError(f"reading the build failed while serving it: {exc}") from exc
-
-
 def _bounded(deadline: float, wait: Callable[[float], object]) -> bool:
     """Run ``wait(timeout_ms)`` with what is left before ``deadline``; False if it fails."""
     left_ms = (deadline - time.monotonic()) * 1000
@@ -220,81 +228,6 @@ def _attempt(step: Callable[[], object]) -> bool:
     except PlaywrightError:
         return False
     return True
-
-
-def advance_clock(session: Session, ms: int) -> None:
-    """Fire the page's timers and frames for exactly ``ms`` of fake time."""
-    try:
-        with guard(session):
-            session.page.clock.run_for(ms)
-    except PlaywrightError as exc:  # the first error thrown by a page timer
-        session.console.append(first_line(exc).removeprefix("Clock.run_for: "))
-
-
-def settle_step(session: Session, timeout_ms: int) -> None:
-    """After a step: exactly ADVANCE_MS of page time, then wait for the requests it made."""
-    advance_clock(session, ADVANCE_MS)
-    wait_quiet(session, time.monotonic() + timeout_ms / 1000)
-
-
-def wait_quiet(session: Session, deadline: float) -> bool:
-    """Wait until GRACE_MS have passed and no request has come for QUIET_MS (True), or
-    until ``deadline`` (False). Every request of the page passes through ``serve``, so
-    this sees them all; it replaces playwright's "networkidle" (a fixed 500 ms)."""
-    grace_end = time.monotonic() + GRACE_MS / 1000
-    while True:
-        quiet_at = max(grace_end, session.last_request + QUIET_MS / 1000)
-        now = time.monotonic()
-        if now >= quiet_at:
-            return True
-        if now >= deadline:
-            return False
-        session.page.wait_for_timeout(max(1.0, (min(quiet_at, deadline) - now) * 1000))
-
-
-@contextmanager
-def guard(session: Session, seconds: float = SCRIPT_LIMIT_S) -> Iterator[None]:
-    """Terminate page script still running ``seconds`` into the block (and record it).
-
-    ``clock.run_for`` and evaluations (playwright's and the DevTools protocol's) take no
-    timeout, so a page script that never returns (``while (true) {}`` in a timer or a
-    handler) would block them for ever. ``Runtime.terminateExecution`` is one of the
-    DevTools commands chromium runs as an interrupt while the page's main thread is
-    busy. The sync API offers no way to act while a call blocks except its own event
-    loop, so the timer is set on that loop (playwright internals: without them this
-    degrades to no guard; tests/render/test_hostile.py would then fail).
-    """
-    impl = getattr(session.cdp, "_impl_obj", None)
-    loop: asyncio.AbstractEventLoop | None = getattr(impl, "_loop", None)
-    if impl is None or loop is None:
-        yield
-        return
-
-    def terminate() -> None:
-        session.failures.append(f"page script ran past {seconds:g} s; terminated")
-        sent = loop.create_task(impl.send("Runtime.terminateExecution", None, None))
-        sent.add_done_callback(lambda task: task.cancelled() or task.exception())
-
-    timer = loop.call_later(seconds, terminate)
-    try:
-        yield
-    finally:
-        timer.cancel()
-
-
-def ms_since(start: float) -> float:
-    return round((time.monotonic() - start) * 1000, 1)
-
-
-def first_line(exc: PlaywrightError) -> str:
-    return exc.message.splitlines()[0] if exc.message else str(exc)
-
-
-def blank_png(viewport: Viewport) -> bytes:
-    """What a capture shows when chromium cannot take a screenshot at all."""
-    out = io.BytesIO()
-    Image.new("RGB", (viewport.width, viewport.height), "white").save(out, format="PNG")
-    return out.getvalue()
 
 
 # --- page-side snippets (determinism and readiness) -------------------------------------
@@ -328,7 +261,6 @@ _STILL_CSS = """*, *::before, *::after {
   animation-delay: 0s !important;
   animation-duration: 0s !important;
   animation-iteration-count: 1 !important;
-  transition: none !important;
   caret-color: transparent !important;
   scroll-behavior: auto !important;
 }"""

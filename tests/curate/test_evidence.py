@@ -170,3 +170,37 @@ def test_the_cli_renders_the_demo_case_as_committed(
     committed = REPO / "cases" / "html5-boilerplate" / "public" / "evidence"
     for name in ("desktop.png", "mobile.png", "tablet.png"):
         assert (evidence / name).read_bytes() == (committed / name).read_bytes(), name
+
+
+def test_a_reference_that_never_holds_still_is_refused(tmp_path: Path) -> None:
+    """Evidence is never a frame caught mid-motion: an endlessly moving reference is refused."""
+    reference, public = case(tmp_path, "case")
+    (reference / "index.html").write_text(
+        "<!doctype html><div id='b' style='position:absolute;width:40px;height:40px;"
+        "background:#c30'></div><script>const b = document.getElementById('b');"
+        "const f = (t) => { b.style.left = (t / 3) % 300 + 'px'; requestAnimationFrame(f) };"
+        "requestAnimationFrame(f)</script>"
+    )
+    with pytest.raises(ConfigError) as err:
+        render_evidence(reference, public, contract(states=[], motion=[]))
+    message = str(err.value)
+    assert "\n" not in message
+    assert "contract.yaml: viewports: the sealed reference never holds still" in message
+    assert "pixels differed between stills a frame apart" in message
+    assert "prefers-reduced-motion" in message
+    assert not (public / "evidence" / "mobile.png").exists()
+
+
+@pytest.mark.usefixtures("unshare_refused")
+def test_no_network_namespace_stops_the_command_with_the_fix(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Where `unshare` is refused, nothing renders on an open network: one line, exit 1."""
+    root = tmp_path / "project"
+    shutil.copytree(REPO / "cases" / "html5-boilerplate", root / "cases" / "html5-boilerplate")
+    before = files(root / "cases" / "html5-boilerplate" / "public")
+    assert main(["--root", str(root), "curate", "evidence", "html5-boilerplate"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("recon: chromium must run in an empty network")
+    assert "Fix: run the harness as root" in err
+    assert files(root / "cases" / "html5-boilerplate" / "public") == before

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -23,7 +22,7 @@ from recon.model import Contract, load_yaml
 from recon.pipeline.matrix import points
 from recon.render import Viewport, capture, open_browser
 
-case, out = Path(sys.argv[1]), Path(sys.argv[2])
+case, out = Path(sys.argv[1]), Path(sys.argv[2])  # out: made by the in_a_new_process fixture
 reference = case / "sealed" / "reference"
 
 def read(rel):
@@ -44,27 +43,16 @@ with open_browser() as browser:
 """
 
 
-def render_in_a_new_process(case: Path, out: Path) -> dict[str, bytes]:
-    out.mkdir(parents=True)
-    proc = subprocess.run(
-        [sys.executable, "-c", RENDER_MATRIX, str(case), str(out)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
-    return {p.name: p.read_bytes() for p in sorted(out.iterdir())}
-
-
 @pytest.mark.browser
 @pytest.mark.skipif(
     not os.access(chromium_path(), os.X_OK), reason=f"no chromium at {chromium_path()}"
 )
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
-def test_every_matrix_point_is_bit_identical_across_processes(case: Path, tmp_path: Path) -> None:
-    first = render_in_a_new_process(case, tmp_path / "first")
-    second = render_in_a_new_process(case, tmp_path / "second")
+def test_every_matrix_point_is_bit_identical_across_processes(
+    case: Path, tmp_path: Path, in_a_new_process: Callable[..., dict[str, bytes]]
+) -> None:
+    first = in_a_new_process(RENDER_MATRIX, tmp_path / "first", str(case))
+    second = in_a_new_process(RENDER_MATRIX, tmp_path / "second", str(case))
     assert first.keys() == second.keys()
     pngs = [name for name in first if name.endswith(".png")]
     assert len(pngs) >= 2 * 3, "every point gives a full-page and a viewport PNG"

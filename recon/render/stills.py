@@ -1,0 +1,128 @@
+"""Stills that are proven stable: the same pixels a frame apart.
+
+A settled page (:func:`recon.render.settle.settle`) should look the same in the next
+frame. :func:`stable_stills` checks it: it takes the full-page still, moves page time on
+by one frame (and drains the page), takes it again, and compares. Equal bytes: the still
+is the page's. Different: the page is settled again and the pair retaken, up to
+:data:`TRIES` pairs. A page that still differs is recorded as unstable, with the number of
+pixels that differed in the last pair, instead of passing one arbitrary frame off as the
+page's look.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+
+from PIL import Image, ImageChops
+from playwright.sync_api import Error as PlaywrightError
+
+from recon.render.session import Session, blank_png, first_line, guard
+from recon.render.settle import frame_apart, settle
+
+TRIES = 3  # pairs of stills, a frame apart, before a page is called unstable
+SHOT_TIMEOUT_MS = 30_000
+SHOT_LIMIT_S = 15.0  # page script running this far into a screenshot is terminated
+
+
+@dataclass(frozen=True)
+class Stability:
+    """Whether a capture's full-page still was the same a frame later."""
+
+    stable: bool
+    pairs: int  # pairs of stills taken (1 when the first pair agreed; 0: not proven)
+    differing_pixels: int = 0  # in the last pair; 0 when stable
+    size: tuple[int, int] = (0, 0)  # of the still (width, height)
+
+    @property
+    def status(self) -> str:
+        return "stable" if self.stable else "unstable"
+
+    def describe(self) -> str:
+        if self.stable:
+            return "stable"
+        width, height = self.size
+        return (
+            f"unstable: {self.differing_pixels} of {width * height} pixels differed between "
+            f"stills a frame apart, {self.pairs} times"
+        )
+
+
+def stable_stills(session: Session) -> tuple[bytes, bytes, Stability]:
+    """The full-page and viewport stills, once the full page is the same a frame apart.
+
+    When chromium cannot take a full-page still at all (recorded as a failure), there is
+    nothing to prove: the stills are returned as they are, with ``pairs`` 0."""
+    full = shot(session, full_page=True)
+    shown = still(session, full_page=False)
+    pairs = 0
+    while full is not None:
+        pairs += 1
+        frame_apart(session)
+        again = shot(session, full_page=True)
+        if again is None:
+            break
+        if again == full:
+            return full, shown, Stability(True, pairs, 0, png_size(full))
+        if pairs >= TRIES:
+            count, size = differing_pixels(full, again)
+            return again, still(session, full_page=False), Stability(False, pairs, count, size)
+        settle(session)
+        full, shown = shot(session, full_page=True), still(session, full_page=False)
+    return full or blank_png(session.viewport), shown, Stability(True, 0)
+
+
+def unproven_stills(session: Session) -> tuple[bytes, bytes, Stability]:
+    """The two stills taken once each, stability unknown (``pairs`` 0)."""
+    full = still(session, full_page=True)
+    return full, still(session, full_page=False), Stability(True, 0, 0, png_size(full))
+
+
+def still(session: Session, *, full_page: bool) -> bytes:
+    """A screenshot; a blank one (and a recorded failure) if chromium cannot take it."""
+    png = shot(session, full_page=full_page)
+    return png if png is not None else blank_png(session.viewport)
+
+
+def shot(session: Session, *, full_page: bool) -> bytes | None:
+    """A screenshot, or None (and a recorded failure) if chromium cannot take it."""
+    error = ""
+    for _ in range(2):  # a script terminated by the guard fails the first try
+        try:
+            with guard(session, SHOT_LIMIT_S):
+                return session.page.screenshot(
+                    full_page=full_page,
+                    animations="disabled",
+                    caret="hide",
+                    timeout=SHOT_TIMEOUT_MS,
+                )
+        except PlaywrightError as exc:
+            error = first_line(exc)
+    session.failures.append(f"screenshot failed: {error}")
+    return None
+
+
+def differing_pixels(first: bytes, second: bytes) -> tuple[int, tuple[int, int]]:
+    """Pixels that differ between two PNGs (the larger canvas, the rest white), and its size."""
+    a, b = _rgb(first), _rgb(second)
+    width, height = max(a.width, b.width), max(a.height, b.height)
+    red, green, blue = ImageChops.difference(
+        _padded(a, width, height), _padded(b, width, height)
+    ).split()
+    changed = ImageChops.lighter(ImageChops.lighter(red, green), blue)  # per pixel, any channel
+    return width * height - changed.histogram()[0], (width, height)
+
+
+def png_size(png: bytes) -> tuple[int, int]:
+    width, height = Image.open(io.BytesIO(png)).size
+    return int(width), int(height)
+
+
+def _rgb(png: bytes) -> Image.Image:
+    return Image.open(io.BytesIO(png)).convert("RGB")
+
+
+def _padded(image: Image.Image, width: int, height: int) -> Image.Image:
+    canvas = Image.new("RGB", (width, height), "white")
+    canvas.paste(image, (0, 0))
+    return canvas

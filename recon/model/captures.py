@@ -9,7 +9,7 @@ A **capture set** is the tree a capture or oracle cell stores: one folder per ma
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
@@ -24,14 +24,27 @@ class NetworkRow(Strict):
     path: str | None = None  # the build file a served request was answered with
 
 
+class Stability(Strict):
+    """Whether the full-page still was the same a frame later (recon.render.stills)."""
+
+    status: Literal["stable", "unstable", "unproven"]
+    pairs: int = Field(ge=0)  # pairs of stills taken; 0: not proven (the screenshot failed)
+    differing_pixels: int = Field(default=0, ge=0)  # in the last pair
+
+
 class PointCapture(Versioned):
-    """``<point>/capture.json``: the status of one matrix point's capture."""
+    """``<point>/capture.json``: the status of one matrix point's capture.
+
+    An ``unstable`` capture (its pixels still changed a frame apart after settling) is
+    also a ``failure``: its still is an arbitrary frame, so nothing is graded from it.
+    """
 
     point: str
     route: str
     viewport: str
     state: str
     failure: str | None = None  # why the capture may not show the point it was asked for
+    stability: Stability
     console: list[str] = Field(default_factory=list)
     network: list[NetworkRow] = Field(default_factory=list)
 

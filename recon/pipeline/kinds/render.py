@@ -15,7 +15,8 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from recon.model.captures import NetworkRow, PointCapture, PointFiles
+from recon.errors import HarnessError
+from recon.model.captures import NetworkRow, PointCapture, PointFiles, Stability
 from recon.pipeline.kinds._base import Produced, skipped, tree
 from recon.pipeline.matrix import Point
 from recon.render import Viewport
@@ -32,8 +33,18 @@ def oracle_extra(rt: Runtime, cell: Cell) -> dict[str, str]:
 
 
 def oracle(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
+    """The reference at one point; a reference that never holds still is the case's fault:
+    the cell fails, naming the point (``recon curate evidence`` refuses it too)."""
     points = [Point.from_params(cell.params["point"])]
     files, timings = capture_set(rt, inputs["reference"], points)
+    record = PointCapture.model_validate_json(
+        files[PointFiles.path(points[0].id, PointFiles.RECORD)]
+    )
+    if record.stability.status == "unstable":
+        raise HarnessError(
+            f"case {cell.params['case']}: the reference at {record.point} never holds still "
+            f"({record.failure}); make it settle, then `recon validate`"
+        )
     return Produced({"captures": tree(put_files(rt.store, files))}, timings=timings)
 
 
@@ -65,12 +76,18 @@ def capture_set(
         vp = Viewport(pt.viewport.name, pt.viewport.width, pt.viewport.height)
         cap = rt.render(partial(render_capture, read=read, route=pt.route, viewport=vp,
                                 steps=pt.steps))  # fmt: skip
+        proof = cap.stability
+        status = proof.status if proof.pairs else "unproven"
+        unstable = proof.describe() if status == "unstable" else None
         record = PointCapture(
             point=pt.id,
             route=pt.route,
             viewport=pt.viewport.name,
             state=pt.state,
-            failure=cap.failure,
+            failure="; ".join(f for f in (cap.failure, unstable) if f) or None,
+            stability=Stability(
+                status=status, pairs=proof.pairs, differing_pixels=proof.differing_pixels
+            ),
             console=cap.console,
             network=[_row(n.url, n.outcome) for n in cap.network],
         )

@@ -19,7 +19,7 @@ from recon.sandbox import ImageBuild, deps
 from recon.store import Store
 from tests.agents.model_server import Script, serve_model
 from tests.conftest import copy_project, doit
-from tests.sandbox.test_docker_sandbox import engine, image  # noqa: F401  (fixtures)
+from tests.sandbox.conftest import engine, image  # noqa: F401  (fixtures)
 
 SECRET = "sk-scripted-5f1e0c2a9b7d"
 PAGE = (

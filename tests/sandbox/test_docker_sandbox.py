@@ -18,13 +18,12 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import docker
 import pytest
 
 from recon.errors import HarnessError
-from recon.model import Budget, BuildStep
+from recon.model import BuildStep
 from recon.sandbox import (
     DockerRun,
     ImageBuild,
@@ -37,65 +36,8 @@ from recon.sandbox import (
 )
 from recon.sandbox import docker as docker_mod
 from recon.sandbox.rootfs import host_arch
+from tests.sandbox.conftest import BUDGET, MB, NO_BUILD, attempt
 from tests.sandbox.local_http import serve
-
-CREATED: list[str] = []  # attempt containers of this session (other sessions may share the engine)
-BUDGET = Budget(cpus=1, memory_mb=256, pids=64, wall_s=60, disk_mb=64, output_mb=1)
-NO_BUILD = BuildStep(command=[], output="dist")
-MB = 1024 * 1024
-
-
-@pytest.fixture(scope="session")
-def engine() -> docker.DockerClient:
-    try:
-        ensure_engine()
-    except HarnessError as err:
-        pytest.skip(f"no docker engine can start here: {err}")
-    return engine_client()
-
-
-@pytest.fixture(scope="session")
-def image(engine: docker.DockerClient, tmp_path_factory: pytest.TempPathFactory) -> ImageBuild:
-    """Built once per session (minutes, cold); a cache hit when the tag already exists."""
-    return build_image(ImageRecipe(arch=host_arch()), tmp_path_factory.mktemp("image"), engine)
-
-
-def attempt(
-    engine: docker.DockerClient,
-    image: ImageBuild,
-    tmp_path: Path,
-    script: str,
-    *,
-    budget: Budget = BUDGET,
-    time_limit_s: int = 30,
-    build: BuildStep = NO_BUILD,
-    **kwargs: Any,
-) -> DockerRun:
-    workspace = tmp_path / "workspace"
-    workspace.mkdir(parents=True, exist_ok=True)
-    (workspace / "brief.md").write_text("rebuild the page\n")
-    out = tmp_path / f"out-{len(list(tmp_path.glob('out-*')))}"
-    run = run_docker(
-        workspace, ["bash", "-c", script], budget, time_limit_s, image.tag,
-        build=build, out=out, client=engine, **kwargs,
-    )  # fmt: skip
-    if run.container_id:
-        CREATED.append(run.container_id)
-    return run
-
-
-@pytest.fixture
-def healthy(engine: docker.DockerClient, image: ImageBuild, tmp_path: Path) -> Iterator[None]:
-    """After every adversarial attempt: the engine answers, a trivial attempt is valid, and
-    no attempt container is left behind."""
-    yield
-    assert engine.ping()
-    run = attempt(engine, image, tmp_path / "after", "mkdir dist && echo ok > dist/index.html")
-    assert run.outcome == "valid", run.reason
-    for container_id in CREATED:
-        with pytest.raises(docker.errors.NotFound):
-            engine.containers.get(container_id)
-
 
 # -- the engine and the image ------------------------------------------------------------
 

@@ -1,6 +1,7 @@
 """recon.sandbox: attempt backends (native for development; docker for formal releases),
 the sandbox image, the offline dependency store, the Docker engine and the egress proxy."""
 
+from recon.sandbox.attempt import AttemptRun, parse_trace
 from recon.sandbox.deps import Fetched, deps_dir, load_lock
 from recon.sandbox.deps import fetch as fetch_deps
 from recon.sandbox.deps import require as require_deps
@@ -13,8 +14,9 @@ from recon.sandbox.docker import (
     run_docker,
 )
 from recon.sandbox.engine import EngineStart, engine_client, ensure_engine
+from recon.sandbox.entry_files import copy_agent_files, entry_mount
 from recon.sandbox.image import native_recipe
-from recon.sandbox.native import AttemptRun, parse_trace, run_native
+from recon.sandbox.native import run_native
 from recon.sandbox.proxy import EgressLog, EgressProxy, Rule, allowed, parse_allow
 from recon.sandbox.rootfs import (
     ImageBuild,
@@ -40,11 +42,13 @@ __all__ = [
     "Rule",
     "allowed",
     "build_image",
+    "copy_agent_files",
     "default_recipe",
     "deps_dir",
     "engine_client",
     "ensure_engine",
     "ensure_image",
+    "entry_mount",
     "fetch_deps",
     "find_image",
     "load_lock",

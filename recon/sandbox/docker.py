@@ -49,7 +49,7 @@ from recon.model import Budget, BuildStep, Outcome
 from recon.sandbox import engine
 from recon.sandbox.deps import MOUNT as DEPS_MOUNT
 from recon.sandbox.deps import REGISTRY_PORT
-from recon.sandbox.native import AttemptRun, parse_trace
+from recon.sandbox.attempt import AttemptRun, parse_trace
 from recon.sandbox.proxy import EgressProxy
 from recon.sandbox.rootfs import AGENT_UID, BRIDGE_UID
 

@@ -7,7 +7,6 @@ file size with rlimits, and caps the logs it keeps; it is not a security boundar
 from __future__ import annotations
 
 import os
-import re
 import resource
 import signal
 import subprocess
@@ -18,17 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from recon.model import Contract, Entry, Outcome, Trace
-
-
-@dataclass
-class AttemptRun:
-    outcome: Outcome
-    reason: str
-    exit_code: int | None
-    duration_s: float
-    logs: bytes
-    output: Path | None
-    trace: Trace
+from recon.sandbox.attempt import AttemptRun, parse_trace
+from recon.sandbox.entry_files import copy_agent_files
 
 
 @dataclass
@@ -38,9 +28,19 @@ class _Proc:
 
 
 def run_native(
+    workspace: Path, entry: Entry, entries_dir: Path, contract: Contract, time_limit_s: int
+) -> AttemptRun:
+    """Run the entry's agent in ``workspace``, then the contract's build step. The agent's
+    ``{entry_dir}`` is a read-only copy of its entry's declared files (never ``entries/``)."""
+    with tempfile.TemporaryDirectory(prefix="recon-entry-") as tmp:
+        files = entry.agent.files
+        entry_dir = copy_agent_files(entries_dir, entry.id, files, Path(tmp) / "entry")
+        return _run_attempt(workspace, entry, entry_dir, contract, time_limit_s)
+
+
+def _run_attempt(
     workspace: Path, entry: Entry, entry_dir: Path, contract: Contract, time_limit_s: int
 ) -> AttemptRun:
-    """Run the entry's agent in ``workspace``, then the contract's build step."""
     started = time.monotonic()
     limit = min(time_limit_s, entry.budget.wall_s)
     values = {
@@ -155,12 +155,3 @@ def _scrub(log: bytes, secrets: list[str]) -> bytes:
         if len(value) >= 4:
             log = log.replace(value.encode(), b"***")
     return log
-
-
-_TRACE = re.compile(rb"^(turns|tool_calls|tokens):\s*(\d+)\s*$", re.MULTILINE)
-
-
-def parse_trace(log: bytes) -> Trace:
-    """Trace counts an agent reports as ``turns: N`` / ``tool_calls: N`` / ``tokens: N`` lines."""
-    found = {m.group(1).decode(): int(m.group(2)) for m in _TRACE.finditer(log)}
-    return Trace(**found)

@@ -106,3 +106,32 @@ def test_log_is_capped_and_secrets_are_scrubbed(
 def test_parse_trace() -> None:
     trace = parse_trace(b"hello\nturns: 4\ntool_calls: 9\ntokens: 1200\n")
     assert (trace.turns, trace.tool_calls, trace.tokens) == (4, 9, 1200)
+
+
+def test_the_agent_sees_a_copy_of_its_declared_files_only(ws: Path, tmp_path: Path) -> None:
+    entries = tmp_path / "entries"
+    (entries / "scripted" / "answers").mkdir(parents=True)
+    (entries / "scripted" / "answers" / "index.html").write_text("<h1>answer</h1>\n")
+    (entries / "scripted" / "agent.py").write_text(
+        "import os, sys, pathlib\n"
+        "root = sys.argv[2]\n"
+        "seen = sorted(os.path.relpath(os.path.join(d, f), root)\n"
+        "              for d, _, fs in os.walk(root) for f in fs)\n"
+        "site = pathlib.Path(sys.argv[1]) / 'site'\n"
+        "site.mkdir()\n"
+        "(site / 'index.html').write_text(repr(seen))\n"
+        "(site / 'where.txt').write_text(root)\n"
+    )
+    entry = _entry("pass")
+    agent = entry.agent.model_copy(
+        update={
+            "command": ["{python}", "{entry_dir}/scripted/agent.py", "{workspace}", "{entry_dir}"],
+            "files": ["scripted/agent.py"],
+        }
+    )
+    run = run_native(ws, entry.model_copy(update={"agent": agent}), entries, CONTRACT, 30)
+    assert run.outcome == "valid", (run.reason, run.logs)
+    assert (ws / "site" / "index.html").read_text() == "['scripted/agent.py']"
+    where = Path((ws / "site" / "where.txt").read_text())
+    assert entries.resolve() not in [where, *where.parents]  # a copy, not entries/ itself
+    assert not where.exists()  # removed with the attempt

@@ -37,12 +37,11 @@ from recon.pipeline.keys import cell_key
 from recon.pipeline.kinds._base import Produced, blob, tree
 from recon.sandbox import (
     CONTAINER_PATHS,
-    ENTRY_DIR,
     AttemptRun,
     DockerRun,
-    Mount,
     default_recipe,
     ensure_image,
+    entry_mount,
     require_deps,
     run_docker,
     run_native,
@@ -166,8 +165,8 @@ def _docker(
     run = run_docker(
         work, agent.command, entry.budget, time_limit_s, tag,
         build=build, out=out, egress=entry.sandbox.egress, env=agent.env,
-        secrets=agent.secrets, mounts=[Mount(rt.project.entries_dir, ENTRY_DIR)], sealed=sealed,
-        deps=deps, trace_file=agent.trace_file,
+        secrets=agent.secrets, sealed=sealed, deps=deps, trace_file=agent.trace_file,
+        mounts=[entry_mount(rt.project.entries_dir, entry, out.parent / "entry")],
     )  # fmt: skip
     run.trace = adapter.trace(run.logs, run.trace_file)
     return run

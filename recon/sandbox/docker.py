@@ -47,16 +47,16 @@ from requests.exceptions import RequestException
 from recon.errors import HarnessError, ReconError
 from recon.model import Budget, BuildStep, Outcome
 from recon.sandbox import engine
+from recon.sandbox.attempt import AttemptRun, parse_trace
 from recon.sandbox.deps import MOUNT as DEPS_MOUNT
 from recon.sandbox.deps import REGISTRY_PORT
-from recon.sandbox.attempt import AttemptRun, parse_trace
 from recon.sandbox.proxy import EgressProxy
 from recon.sandbox.rootfs import AGENT_UID, BRIDGE_UID
 
 SANDBOX = "/sandbox"
 WORK = "/sandbox/work"
 STAGE = "/recon"
-ENTRY_DIR = "/entry"  # where the pipeline mounts entries/ (scripted agents), read-only
+ENTRY_DIR = "/entry"  # the read-only copy of the entry's declared files (entry_files.py)
 PROXY_PORT = 3128
 LABEL = "recon.sandbox"
 LIFETIME_MARGIN_S = 900
@@ -416,11 +416,14 @@ class _Attempt:
             raise _Fault(f"the attempt container stopped underneath the attempt ({why})")
 
     def _exit_code(self, exec_id: str, wait_s: float = ENGINE_SLACK_S) -> int | None:
-        """The engine marks an exec finished shortly after its process ends."""
+        """The engine marks an exec finished shortly after its process ends (until then it
+        answers ``Running: true`` and ``ExitCode: null``, even once the output has ended)."""
         deadline = time.monotonic() + wait_s
         while True:
-            info = self._api().exec_inspect(exec_id)
-            if not info["Running"]:
+            info = self._api().exec_inspect(exec_id) or {}
+            if not info.get("Running", True):
+                if info.get("ExitCode") is None:
+                    raise _Fault(f"the engine reported no exit code for exec {exec_id[:12]}")
                 return int(info["ExitCode"])
             if time.monotonic() > deadline:
                 return None
@@ -439,7 +442,9 @@ class _Attempt:
         ex = api.exec_create(self.container.id, cmd, user=_AGENT, workdir=WORK)
         with tempfile.SpooledTemporaryFile(max_size=16 * 1024 * 1024) as spool:
             errors = self._spool(api.exec_start(ex["Id"], stream=True, demux=True), spool)
-            code = api.exec_inspect(ex["Id"])["ExitCode"]
+            code = self._exit_code(ex["Id"])
+            if code is None:
+                raise _Fault("the output archive ended but its exec did not")
             return self._unpack_spool(spool, code, errors, output, out)
 
     def _spool(

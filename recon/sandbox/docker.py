@@ -6,8 +6,9 @@ and the entry's cpus, memory (= memory + swap), pids and disk (a tmpfs of ``disk
 sleeping; every step is an exec in it:
 
 1. the workspace arrives as a tar on a read-only staging mount and is unpacked (uid 1000);
-2. the egress bridge starts (uid 65534) on 127.0.0.1:3128, forwarding to the host proxy's
-   unix socket on the same staging mount; the agent gets ``HTTPS_PROXY``; with an offline
+2. the egress bridge starts (as the agent's uid, the only one the proxy's socket admits) on
+   127.0.0.1:3128, forwarding to the host proxy's unix socket on the same staging mount;
+   the agent gets ``HTTPS_PROXY``; with an offline
    dependency store (mounted read-only at ``/deps``) its npm registry starts on
    127.0.0.1:4873, and npm and pip are configured (environment) to install from it only;
 3. the agent runs (uid 1000) under the wall time the harness enforces and an output cap:
@@ -15,8 +16,9 @@ sleeping; every step is an exec in it:
 4. the agent's trace file, if the entry names one, is read out (capped); processes the agent
    left behind, the bridge and the registry are killed from the host (freeze the container,
    SIGKILL by uid, thaw);
-5. the contract's build step runs offline (the registry restarted, no bridge) with the time
-   that is left; leftovers killed;
+5. the egress proxy stops and its socket is removed; the contract's build step runs offline
+   (the registry restarted, no bridge, no socket) with the time that is left; leftovers
+   killed;
 6. the output folder is streamed out as a tar and unpacked on the host, refusing (with a
    recorded reason) symlinks leading out of it, device files, fifos and files over the cap.
 
@@ -154,8 +156,9 @@ def run_docker(
         remove_stale_containers(attempt.client)
         with (
             tempfile.TemporaryDirectory(prefix="recon-sbx-") as stage,
-            EgressProxy(Path(stage) / "egress.sock", list(egress)) as proxy,
+            EgressProxy(Path(stage) / "egress.sock", list(egress), uid=AGENT_UID) as proxy,
         ):
+            attempt.proxy = proxy
             attempt.allow_hosts = {rule.host for rule in proxy.rules}
             try:
                 result = attempt.run(workspace, Path(stage), command, env or {}, mounts, build, out)
@@ -231,6 +234,7 @@ class _Attempt:
         self.registry = False
         self.trace_path: str | None = None
         self.trace_file = b""
+        self.proxy: EgressProxy | None = None
 
     # -- the steps --------------------------------------------------------------------
 
@@ -265,7 +269,8 @@ class _Attempt:
             return self.done("missing", why, agent.code)
         if agent.code != 0:
             return self.done("missing", self._failed("agent", agent.code), agent.code)
-        self._reap(AGENT_UID, BRIDGE_UID)  # leftovers, and egress: the build runs offline
+        self._reap(AGENT_UID, BRIDGE_UID)  # leftovers, the bridge and the registry
+        self._offline()
         if build.command:
             self._registry()
             step = self._exec(build.command, _AGENT, WORK, self._env(env), self.deadline)
@@ -339,18 +344,23 @@ class _Attempt:
     def _bridge(self) -> None:
         """Start the loopback bridge to the egress proxy."""
         cmd = ["python3", f"{STAGE}/bridge.py", f"{STAGE}/egress.sock", str(PROXY_PORT)]
-        self._service(cmd, "egress bridge")
+        self._service(cmd, "egress bridge", _AGENT)  # the socket admits the agent's uid only
+
+    def _offline(self) -> None:
+        """The build step runs offline: the proxy stops and its socket is removed."""
+        if self.proxy is not None:
+            self.proxy.close()
 
     def _registry(self) -> None:
         """Start the offline store's npm registry, when there is a store."""
         if self.registry:
             cmd = ["python3", f"{STAGE}/deps_registry.py", f"{DEPS_MOUNT}/npm", str(REGISTRY_PORT)]
-            self._service(cmd, "offline npm registry")
+            self._service(cmd, "offline npm registry", f"{BRIDGE_UID}:{BRIDGE_UID}")
 
-    def _service(self, cmd: list[str], what: str) -> None:
-        """Start a harness helper (uid 65534) and wait for its ``ready`` line."""
+    def _service(self, cmd: list[str], what: str, user: str) -> None:
+        """Start a harness helper and wait for its ``ready`` line."""
         api = self._api()
-        ex = api.exec_create(self.container.id, cmd, user=f"{BRIDGE_UID}:{BRIDGE_UID}")
+        ex = api.exec_create(self.container.id, cmd, user=user)
         stream = api.exec_start(ex["Id"], stream=True)
         seen = b""
         for chunk in stream:  # ends if the helper dies

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -78,3 +79,15 @@ def healthy(engine: docker.DockerClient, image: ImageBuild, tmp_path: Path) -> I
     for container_id in CREATED:
         with pytest.raises(docker.errors.NotFound):
             engine.containers.get(container_id)
+
+
+def client_hello(server_name: str | None) -> bytes:
+    """The first flight of a real TLS client (Python's ssl), naming ``server_name``."""
+    context = ssl.create_default_context()
+    if server_name is None:
+        context.check_hostname = False
+    incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
+    tls = context.wrap_bio(incoming, outgoing, server_hostname=server_name)
+    with pytest.raises(ssl.SSLWantReadError):
+        tls.do_handshake()
+    return outgoing.read()

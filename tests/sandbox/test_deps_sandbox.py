@@ -9,7 +9,6 @@ import pytest
 
 from recon.model import Budget, BuildStep
 from recon.sandbox import DockerRun, ImageBuild, deps, run_docker
-from tests.sandbox.test_docker_sandbox import engine, image  # noqa: F401  (fixtures)
 
 BUDGET = Budget(cpus=1, memory_mb=1024, pids=256, wall_s=180, disk_mb=256, output_mb=2)
 
@@ -43,8 +42,8 @@ def _run(
 
 @pytest.mark.docker
 def test_npm_installs_react_vite_bootstrap_offline_and_the_build_step_runs_vite(
-    engine: docker.DockerClient,  # noqa: F811
-    image: ImageBuild,  # noqa: F811
+    engine: docker.DockerClient,
+    image: ImageBuild,
     tmp_path: Path,
 ) -> None:
     script = (
@@ -67,8 +66,8 @@ def test_npm_installs_react_vite_bootstrap_offline_and_the_build_step_runs_vite(
 
 @pytest.mark.docker
 def test_a_package_not_in_the_store_is_a_quick_clear_install_error(
-    engine: docker.DockerClient,  # noqa: F811
-    image: ImageBuild,  # noqa: F811
+    engine: docker.DockerClient,
+    image: ImageBuild,
     tmp_path: Path,
 ) -> None:
     script = (

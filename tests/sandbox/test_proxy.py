@@ -3,7 +3,10 @@ real proxy on a unix socket in front of a real HTTP server on 127.0.0.1."""
 
 from __future__ import annotations
 
+import http.server
+import os
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
@@ -22,8 +25,11 @@ from recon.sandbox.proxy import (
     parse_allow,
     split_authority,
 )
-from tests.sandbox.local_http import serve
+from recon.sandbox.rootfs import AGENT_UID as AGENT
+from tests.sandbox.conftest import client_hello
+from tests.sandbox.local_http import running, serve
 
+SYSTEM_PYTHON = "/usr/bin/python3"  # one every uid may run (the venv's may sit under /root)
 BRIDGE = Path(__file__).resolve().parents[2] / "recon" / "sandbox" / "bridge.py"
 
 
@@ -114,12 +120,14 @@ def test_proxy_admits_the_allow_list_and_counts_the_rest(upstream: int, sock_dir
     path = sock_dir / "egress.sock"
     with EgressProxy(path, [f"127.0.0.1:{upstream}"]) as proxy:
         plain = _ask(
-            path, f"GET http://127.0.0.1:{upstream}/plain HTTP/1.1\r\nHost: x\r\n\r\n".encode()
+            path,
+            f"GET http://127.0.0.1:{upstream}/plain HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode(),
         )
         tunnel = _ask(
             path,
             f"CONNECT 127.0.0.1:{upstream} HTTP/1.1\r\n\r\n".encode(),
-            b"GET /tunnel HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+            f"GET /tunnel HTTP/1.1\r\nHost: 127.0.0.1:{upstream}\r\n"
+            "Connection: close\r\n\r\n".encode(),
         )
         other_port = _ask(path, f"CONNECT 127.0.0.1:{upstream + 1} HTTP/1.1\r\n\r\n".encode())
         name = _ask(path, b"CONNECT example.com:443 HTTP/1.1\r\n\r\n")
@@ -166,7 +174,7 @@ def test_bridge_forwards_loopback_tcp_to_the_proxy(upstream: int, sock_dir: Path
             answers = []
             for target in (f"127.0.0.1:{upstream}/via-bridge", "example.com/"):
                 with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-                    s.sendall(f"GET http://{target} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+                    s.sendall(f"GET http://{target} HTTP/1.1\r\n\r\n".encode())
                     s.shutdown(socket.SHUT_WR)  # half-close: the answer must still arrive
                     answers.append(_read_all(s))
         finally:
@@ -180,3 +188,132 @@ def test_bridge_forwards_loopback_tcp_to_the_proxy(upstream: int, sock_dir: Path
 def test_rule_str_round_trips() -> None:
     for rule in (Rule("example.com", 443), Rule("::1", 8080)):
         assert parse_allow([str(rule)]) == [rule]
+
+
+# -- a tunnel must speak to the host it was opened for --------------------------------------
+
+
+@pytest.fixture
+def recording() -> Iterator[tuple[int, list[str]]]:
+    """An upstream HTTP server that records the ``Host`` header of every request."""
+    hosts: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            hosts.append(str(self.headers.get("Host")))
+            self.send_response(200)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"ok")
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    with running(Handler) as port:
+        yield port, hosts
+
+
+def test_a_host_header_that_differs_from_the_connect_target_is_refused_and_counted(
+    recording: tuple[int, list[str]], sock_dir: Path
+) -> None:
+    port, hosts = recording
+    path = sock_dir / "egress.sock"
+    connect = f"CONNECT 127.0.0.1:{port} HTTP/1.1\r\n\r\n".encode()
+    with EgressProxy(path, [f"127.0.0.1:{port}"]) as proxy:
+        evil = _ask(path, connect, b"GET / HTTP/1.1\r\nHost: evil.example\r\n\r\n")
+        evil_port = _ask(
+            path, connect, f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port + 1}\r\n\r\n".encode()
+        )
+        good = _ask(
+            path,
+            connect,
+            f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n".encode(),
+        )
+        plain = _ask(
+            path, f"GET http://127.0.0.1:{port}/ HTTP/1.1\r\nHost: evil.example\r\n\r\n".encode()
+        )
+    assert hosts == [f"127.0.0.1:{port}"]  # the upstream never saw the other names
+    assert good.endswith(b"ok")
+    for answer in (evil, evil_port, plain):
+        assert b"403" in answer and b"ok" not in answer.split(b"\r\n\r\n", 1)[-1], answer
+    assert (proxy.log.allowed, proxy.log.refused) == (1, 3)
+    reasons = [e["reason"] for e in proxy.log.events if e["verdict"] == "refused"]
+    assert all("differs from the proxy target" in r for r in reasons), reasons
+    assert "evil.example" in reasons[0]
+
+
+def test_a_tls_server_name_that_differs_from_the_connect_target_is_refused(
+    recording: tuple[int, list[str]], sock_dir: Path
+) -> None:
+    port, hosts = recording
+    path = sock_dir / "egress.sock"
+    allow = [f"localhost:{port}", f"127.0.0.1:{port}"]
+    with EgressProxy(path, allow) as proxy:
+        evil = _ask(
+            path,
+            f"CONNECT localhost:{port} HTTP/1.1\r\n\r\n".encode(),
+            client_hello("evil.example"),
+        )
+        same = _ask(
+            path, f"CONNECT localhost:{port} HTTP/1.1\r\n\r\n".encode(), client_hello("localhost")
+        )
+        by_ip = _ask(
+            path, f"CONNECT 127.0.0.1:{port} HTTP/1.1\r\n\r\n".encode(), client_hello(None)
+        )
+        junk = _ask(
+            path, f"CONNECT localhost:{port} HTTP/1.1\r\n\r\n".encode(), b"\x00\x01SSH-2.0\r\n"
+        )
+    assert evil == b"" and junk == b""  # the tunnel was closed before anything went upstream
+    assert b"400" in same and b"400" in by_ip  # the HTTP upstream's answer to a ClientHello
+    verdicts = [(e["target"], e["verdict"], e["reason"]) for e in proxy.log.events]
+    assert (proxy.log.allowed, proxy.log.refused) == (2, 2), verdicts
+    assert "TLS server name evil.example differs" in verdicts[0][2]
+    assert "neither TLS nor HTTP" in verdicts[3][2]
+    assert hosts == []
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="connecting as another uid needs root")
+def test_the_socket_is_reachable_by_the_agent_uid_only(upstream: int, sock_dir: Path) -> None:
+    path = sock_dir / "egress.sock"
+    sock_dir.chmod(0o755)
+    request = (
+        f"GET http://127.0.0.1:{upstream}/as-agent HTTP/1.1\r\nHost: 127.0.0.1:{upstream}\r\n\r\n"
+    )
+    client = (
+        "import socket, sys; s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); "
+        "s.sendall(sys.argv[2].encode()); s.shutdown(socket.SHUT_WR); "
+        "sys.stdout.buffer.write(s.recv(65536))"
+    )
+    with EgressProxy(path, [f"127.0.0.1:{upstream}"], uid=AGENT) as proxy:
+        info = path.stat()
+        assert (info.st_uid, stat.S_IMODE(info.st_mode)) == (AGENT, 0o600)
+        as_root = _ask(path, request.encode())
+        as_agent = subprocess.run(
+            [SYSTEM_PYTHON, "-c", client, str(path), request], user=AGENT,
+            capture_output=True, timeout=30, check=True,
+        ).stdout  # fmt: skip
+        as_other = subprocess.run(
+            [SYSTEM_PYTHON, "-c", client, str(path), request], user=AGENT + 1,
+            capture_output=True, timeout=30,
+        )  # fmt: skip
+    assert as_agent.endswith(b"hello /as-agent")
+    assert as_root.startswith(b"HTTP/1.1 403") and b"uid 0" in as_root
+    assert b"Permission denied" in as_other.stderr  # the file mode stops it before connecting
+    assert (proxy.log.allowed, proxy.log.refused) == (1, 1)
+
+
+def test_closing_the_proxy_removes_the_socket_and_cuts_live_tunnels(
+    upstream: int, sock_dir: Path
+) -> None:
+    path = sock_dir / "egress.sock"
+    with EgressProxy(path, [f"127.0.0.1:{upstream}"]) as proxy, socket.socket(socket.AF_UNIX) as s:
+        s.settimeout(10)
+        s.connect(str(path))
+        s.sendall(f"CONNECT 127.0.0.1:{upstream} HTTP/1.1\r\n\r\n".encode())
+        assert b" 200 " in s.recv(4096)
+        proxy.close()
+        assert not path.exists()
+        assert s.recv(4096) == b""  # the tunnel was cut, not left open
+        proxy.close()  # twice is fine
+    with socket.socket(socket.AF_UNIX) as late, pytest.raises(OSError):
+        late.connect(str(path))

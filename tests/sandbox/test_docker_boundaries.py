@@ -1,0 +1,103 @@
+"""The docker backend's boundaries as an attacker tries them: egress outside the agent step
+or to another host than the tunnel names, and processes that try to outlive the attempt."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import docker
+import pytest
+
+from recon.model import BuildStep
+from recon.sandbox import ImageBuild, Mount
+from tests.sandbox.conftest import attempt
+from tests.sandbox.local_http import serve
+
+pytestmark = pytest.mark.docker
+
+PROBE = r"""
+import json, os, socket, sys, urllib.request as u
+step, port = sys.argv[1], int(sys.argv[2])
+seen = {}
+def ask(name, connect, send):
+    try:
+        s = connect()
+        s.settimeout(10)
+        s.sendall(send)
+        data = b""
+        while chunk := s.recv(65536):
+            data += chunk
+        seen[name] = data.decode(errors="replace")
+    except OSError as err:
+        seen[name] = "error: " + str(err)
+def unix():
+    s = socket.socket(socket.AF_UNIX)
+    s.connect("/recon/egress.sock")
+    return s
+get = f"GET http://127.0.0.1:{port}/{step} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode()
+ask("socket", unix, get)
+ask("bridge", lambda: socket.create_connection(("127.0.0.1", 3128), timeout=5), get)
+try:
+    seen["proxied"] = u.urlopen(f"http://127.0.0.1:{port}/{step}-env", timeout=10).read().decode()
+except Exception as err:
+    seen["proxied"] = "error: " + str(err)
+evil = f"CONNECT 127.0.0.1:{port} HTTP/1.1\r\n\r\nGET / HTTP/1.1\r\nHost: evil.example\r\n\r\n"
+ask("evil_host", unix, evil.encode())
+os.makedirs("dist", exist_ok=True)
+open(f"dist/{step}.json", "w").write(json.dumps(seen))
+"""
+
+
+@pytest.fixture
+def model_api() -> Iterator[tuple[int, list[str]]]:
+    paths: list[str] = []
+
+    def body(path: str) -> bytes:
+        paths.append(path)
+        return f"model api saw {path}".encode()
+
+    with serve(body) as port:
+        yield port, paths
+
+
+@pytest.fixture
+def probe(tmp_path: Path) -> Mount:
+    folder = tmp_path / "probe"
+    folder.mkdir(mode=0o755)
+    (folder / "probe.py").write_text(PROBE)
+    return Mount(folder, "/probe")
+
+
+def test_egress_is_for_the_agent_step_only_and_to_the_named_host_only(
+    engine: docker.DockerClient,
+    image: ImageBuild,
+    tmp_path: Path,
+    model_api: tuple[int, list[str]],
+    probe: Mount,
+    healthy: None,
+) -> None:
+    port, paths = model_api
+    run_probe = f"python3 /probe/probe.py {{}} {port}"
+    build = BuildStep(command=["sh", "-c", run_probe.format("build")], output="dist")
+    run = attempt(engine, image, tmp_path, run_probe.format("agent"), build=build,
+                  egress=[f"127.0.0.1:{port}"], mounts=[probe])  # fmt: skip
+    assert run.outcome == "valid", (run.reason, run.logs)
+    assert run.output is not None
+    agent = json.loads((run.output / "agent.json").read_text())
+    build_seen = json.loads((run.output / "build.json").read_text())
+    # The agent reaches the allowed host through the socket, the bridge and its proxy env.
+    assert agent["socket"].endswith("model api saw /agent"), agent
+    assert agent["bridge"].endswith("model api saw /agent"), agent
+    assert agent["proxied"] == "model api saw /agent-env", agent
+    # A tunnel to the allowed address that asks for another host is refused.
+    assert agent["evil_host"].count("403") == 1 and "model api" not in agent["evil_host"]
+    # The build step runs offline: no socket, no bridge, no proxy.
+    assert "No such file or directory" in build_seen["socket"], build_seen
+    assert "Connection refused" in build_seen["bridge"], build_seen
+    assert build_seen["proxied"].startswith("error"), build_seen
+    assert paths == ["/agent", "/agent", "/agent-env"]  # the upstream saw the agent only
+    assert (run.egress["allowed"], run.egress["refused"]) == (3, 1)
+    [refused] = [e for e in run.egress["events"] if e["verdict"] == "refused"]
+    assert "HTTP Host evil.example differs" in refused["reason"]

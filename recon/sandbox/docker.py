@@ -49,7 +49,7 @@ from requests.exceptions import RequestException
 from recon.errors import HarnessError, ReconError
 from recon.model import Budget, BuildStep, Outcome
 from recon.sandbox import engine
-from recon.sandbox.attempt import AttemptRun, parse_trace
+from recon.sandbox.attempt import AttemptRun, harness_bug, parse_trace
 from recon.sandbox.deps import MOUNT as DEPS_MOUNT
 from recon.sandbox.deps import REGISTRY_PORT
 from recon.sandbox.proxy import EgressProxy
@@ -109,7 +109,9 @@ class _Fault(Exception):
     """A harness or engine failure inside an attempt: becomes ``harness_failure``."""
 
 
-_FAILURES = (_Fault, HarnessError, DockerException, RequestException, OSError, ValueError)
+_FAILURES = (_Fault, HarnessError, DockerException, RequestException, OSError, tarfile.TarError)
+"""What the engine, the host or the environment may raise: ``harness:``. Anything else is a
+``harness bug:`` (DESIGN §7: both are harness failures, never the Candidate's)."""
 
 
 @dataclass
@@ -162,14 +164,14 @@ def run_docker(
             attempt.allow_hosts = {rule.host for rule in proxy.rules}
             try:
                 result = attempt.run(workspace, Path(stage), command, env or {}, mounts, build, out)
-            except _FAILURES as err:
-                result = attempt.done("harness_failure", _harness_reason(err, image), None)
+            except Exception as err:  # every exception becomes an attempt with a reason
+                result = attempt.failed(err)
             finally:
                 attempt.remove()
             result.egress = _egress(proxy)
             return result
-    except _FAILURES as err:
-        return attempt.done("harness_failure", _harness_reason(err, image), None)
+    except Exception as err:
+        return attempt.failed(err)
 
 
 def remove_stale_containers(client: docker.DockerClient) -> int:
@@ -585,6 +587,11 @@ class _Attempt:
     def _lap(self, name: str) -> None:
         now = round(time.monotonic() - self.started, 3)
         self.timings[name] = round(now - sum(self.timings.values()), 3)
+
+    def failed(self, err: Exception) -> DockerRun:
+        known = isinstance(err, _FAILURES)
+        reason = _harness_reason(err, self.image) if known else harness_bug(err)
+        return self.done("harness_failure", reason, None)
 
     def done(
         self, outcome: Outcome, reason: str, code: int | None, out: Path | None = None

@@ -16,8 +16,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from recon.errors import ReconError
 from recon.model import Contract, Entry, Outcome, Trace
-from recon.sandbox.attempt import AttemptRun, parse_trace
+from recon.sandbox.attempt import AttemptRun, harness_bug, parse_trace
 from recon.sandbox.entry_files import copy_agent_files
 
 
@@ -32,10 +33,16 @@ def run_native(
 ) -> AttemptRun:
     """Run the entry's agent in ``workspace``, then the contract's build step. The agent's
     ``{entry_dir}`` is a read-only copy of its entry's declared files (never ``entries/``)."""
-    with tempfile.TemporaryDirectory(prefix="recon-entry-") as tmp:
-        files = entry.agent.files
-        entry_dir = copy_agent_files(entries_dir, entry.id, files, Path(tmp) / "entry")
-        return _run_attempt(workspace, entry, entry_dir, contract, time_limit_s)
+    started = time.monotonic()
+    try:
+        with tempfile.TemporaryDirectory(prefix="recon-entry-") as tmp:
+            files = entry.agent.files
+            entry_dir = copy_agent_files(entries_dir, entry.id, files, Path(tmp) / "entry")
+            return _run_attempt(workspace, entry, entry_dir, contract, time_limit_s)
+    except (OSError, ReconError) as err:
+        return _done("harness_failure", f"harness: {err}", None, started, b"", None)
+    except Exception as err:  # every exception becomes an attempt with a reason
+        return _done("harness_failure", harness_bug(err), None, started, b"", None)
 
 
 def _run_attempt(

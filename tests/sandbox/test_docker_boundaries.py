@@ -4,6 +4,7 @@ or to another host than the tunnel names, and processes that try to outlive the 
 from __future__ import annotations
 
 import json
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 
 from recon.model import BuildStep
 from recon.sandbox import ImageBuild, Mount
+from recon.sandbox import docker as docker_mod
 from tests.sandbox.conftest import attempt
 from tests.sandbox.local_http import serve
 
@@ -101,3 +103,39 @@ def test_egress_is_for_the_agent_step_only_and_to_the_named_host_only(
     assert (run.egress["allowed"], run.egress["refused"]) == (3, 1)
     [refused] = [e for e in run.egress["events"] if e["verdict"] == "refused"]
     assert "HTTP Host evil.example differs" in refused["reason"]
+
+
+# -- every exception becomes an attempt with a reason ------------------------------------
+
+
+def test_a_proxy_that_cannot_start_is_a_harness_failure(
+    engine: docker.DockerClient, image: ImageBuild, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A temporary folder too deep for a unix socket's path (108 bytes): the proxy cannot
+    bind. That is the environment's failure, retried, never a traceback."""
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    deep.mkdir(parents=True)
+    monkeypatch.setattr(tempfile, "tempdir", str(deep))
+    run = attempt(engine, image, tmp_path, "mkdir dist && echo ok > dist/index.html")
+    assert run.outcome == "harness_failure"
+    assert run.reason.startswith("harness: egress proxy did not start"), run.reason
+
+
+@pytest.mark.parametrize("error", [ValueError, RuntimeError, KeyError, TypeError])
+def test_an_unexpected_exception_is_a_harness_bug_named_in_the_reason(
+    healthy: None,  # first: its check runs once the fault below is undone
+    engine: docker.DockerClient,
+    image: ImageBuild,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    error: type[Exception],
+) -> None:
+    def broken(self: object) -> None:
+        raise error("the harness tripped over itself")
+
+    monkeypatch.setattr(docker_mod._Attempt, "_bridge", broken)
+    run = attempt(engine, image, tmp_path, "mkdir dist && echo ok > dist/index.html")
+    assert run.outcome == "harness_failure"
+    assert run.reason.startswith(f"harness bug: {error.__name__}: "), run.reason
+    assert "the harness tripped over itself" in run.reason
+    assert run.container_id  # it had started; the healthy fixture checks it is gone

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from recon.model import Contract, Entry
-from recon.sandbox import parse_trace, run_native
+from recon.sandbox import native, parse_trace, run_native
 
 
 def _entry(script: str, wall_s: int = 30, env: list[str] | None = None) -> Entry:
@@ -135,3 +135,26 @@ def test_the_agent_sees_a_copy_of_its_declared_files_only(ws: Path, tmp_path: Pa
     where = Path((ws / "site" / "where.txt").read_text())
     assert entries.resolve() not in [where, *where.parents]  # a copy, not entries/ itself
     assert not where.exists()  # removed with the attempt
+
+
+@pytest.mark.parametrize("error", [ValueError, RuntimeError, KeyError])
+def test_an_unexpected_exception_is_a_harness_bug_named_in_the_reason(
+    ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, error: type[Exception]
+) -> None:
+    def broken(*args: object) -> None:
+        raise error("the harness tripped over itself")
+
+    monkeypatch.setattr(native, "_environment", broken)
+    run = run_native(ws, _entry(WRITE), tmp_path, CONTRACT, 30)
+    assert run.outcome == "harness_failure"
+    assert run.reason.startswith(f"harness bug: {error.__name__}: "), run.reason
+
+
+def test_undeclarable_agent_files_are_a_harness_failure_naming_the_field(
+    ws: Path, tmp_path: Path
+) -> None:
+    entry = _entry(WRITE)
+    agent = entry.agent.model_copy(update={"files": ["../outside.py"]})
+    run = run_native(ws, entry.model_copy(update={"agent": agent}), tmp_path, CONTRACT, 30)
+    assert run.outcome == "harness_failure"
+    assert run.reason.startswith("harness: entries/t.yaml: agent.files[0]: '../outside.py'")

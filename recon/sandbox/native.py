@@ -1,31 +1,25 @@
 """The native backend: runs an attempt on the host, for development only.
 
-Its attempts are non-formal. It bounds wall time (process group killed), address space and
-file size with rlimits, and caps the logs it keeps; it is not a security boundary.
+Its attempts are non-formal. It bounds wall time, address space and file size, and caps the
+logs it keeps; each step runs under a subreaper, so no process of the attempt outlives it
+(``native_step.py``). It is not a security boundary.
 """
 
 from __future__ import annotations
 
 import os
-import resource
-import signal
-import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from recon.errors import ReconError
 from recon.model import Contract, Entry, Outcome, Trace
 from recon.sandbox.attempt import AttemptRun, harness_bug, parse_trace
 from recon.sandbox.entry_files import copy_agent_files
+from recon.sandbox.native_step import Limits, run_step
 
-
-@dataclass
-class _Proc:
-    code: int | None  # None: killed at the time limit
-    log: bytes
+MB = 1024 * 1024
 
 
 def run_native(
@@ -59,34 +53,28 @@ def _run_attempt(
     }
     command = [part.format(**values) for part in entry.agent.command]
     env, secrets = _environment(entry, workspace)
-    cap = entry.budget.output_mb * 1024 * 1024
-    try:
-        agent = _run(command, workspace, env, limit, entry, cap)
-    except OSError as err:
-        return _done(
-            "harness_failure", f"could not start the agent: {err}", None, started, b"", None
-        )
+    b = entry.budget
+    limits = Limits(b.memory_mb * MB, b.disk_mb * MB, b.output_mb * MB)
+    agent = run_step(command, workspace, env, limit, limits)
+    if agent.not_started:
+        why = f"could not start the agent: {agent.not_started}"
+        return _done("harness_failure", why, None, started, b"", None)
     logs = b"== agent ==\n" + _scrub(agent.log, secrets)
     trace = parse_trace(agent.log)
     if agent.code is None:
-        return _done(
-            "timeout",
-            f"agent exceeded the time limit of {limit}s",
-            None,
-            started,
-            logs,
-            None,
-            trace,
-        )
+        why = f"agent exceeded the time limit of {limit}s"
+        return _done("timeout", why, None, started, logs, None, trace)
     if agent.code != 0:
         reason = f"agent exited with status {agent.code} before submitting"
         return _done("missing", reason, agent.code, started, logs, None, trace)
     if contract.build.command:
-        remaining = max(1, int(limit - (time.monotonic() - started)))
-        build = _run(contract.build.command, workspace, env, remaining, entry, cap)
+        remaining = max(1.0, limit - (time.monotonic() - started))
+        build = run_step(contract.build.command, workspace, env, remaining, limits)
         logs += b"\n== build ==\n" + _scrub(build.log, secrets)
         if build.code != 0:
             why = "timed out" if build.code is None else f"exited with status {build.code}"
+            if build.not_started:
+                why = f"could not start: {build.not_started}"
             return _done("ungradeable", f"build step {why}", build.code, started, logs, None, trace)
     output = workspace / contract.build.output
     if not output.is_dir() or not any(output.iterdir()):
@@ -121,40 +109,6 @@ def _environment(entry: Entry, workspace: Path) -> tuple[dict[str, str], list[st
             env[name] = os.environ[name]
             secrets.append(os.environ[name])
     return env, secrets
-
-
-def _run(
-    command: list[str], cwd: Path, env: dict[str, str], limit: int, entry: Entry, cap: int
-) -> _Proc:
-    memory = entry.budget.memory_mb * 1024 * 1024
-    disk = entry.budget.disk_mb * 1024 * 1024
-
-    def limits() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (disk, disk))
-
-    with tempfile.TemporaryFile() as log:
-        proc = subprocess.Popen(
-            command,
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            preexec_fn=limits,
-        )
-        try:
-            code: int | None = proc.wait(timeout=limit)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-            code = None
-        log.seek(0)
-        data = log.read(cap + 1)
-    if len(data) > cap:
-        data = data[:cap] + f"\n[recon] log truncated at {cap} bytes\n".encode()
-    return _Proc(code, data)
 
 
 def _scrub(log: bytes, secrets: list[str]) -> bytes:

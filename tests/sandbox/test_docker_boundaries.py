@@ -4,6 +4,7 @@ or to another host than the tunnel names, and processes that try to outlive the 
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -139,3 +140,52 @@ def test_an_unexpected_exception_is_a_harness_bug_named_in_the_reason(
     assert run.reason.startswith(f"harness bug: {error.__name__}: "), run.reason
     assert "the harness tripped over itself" in run.reason
     assert run.container_id  # it had started; the healthy fixture checks it is gone
+
+
+# -- no process of an attempt outlives it -----------------------------------------------
+
+LEAVE_BEHIND = """
+setsid sleep {mark}.1 &
+sh -c 'trap "" TERM HUP; exec sleep {mark}.2' &
+( setsid sh -c 'sleep {mark}.3 & exit 0' & )
+sleep 0.5; mkdir -p dist; echo ok > dist/index.html
+for p in /proc/[0-9]*; do echo "running: $(tr '\\0' ' ' < $p/cmdline)"; done
+"""
+KILLED_BUILD = "node -e 'setTimeout(() => {{}}, 1e6)' {mark}.4 & sleep 0.5; kill -9 $$"
+
+
+def _host_processes(needle: str) -> list[str]:
+    """Host processes whose command line or cgroup names ``needle`` (zombies included:
+    their cgroup still names the container)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            cgroup = (proc / "cgroup").read_text()
+        except OSError:
+            continue
+        if needle in cmdline or needle in cgroup:
+            found.append(f"{proc.name}: {cmdline or '(zombie)'}")
+    return found
+
+
+@pytest.mark.parametrize("time_limit_s", [30, 4])
+def test_no_process_of_an_attempt_outlives_it(
+    engine: docker.DockerClient, image: ImageBuild, tmp_path: Path, time_limit_s: int
+) -> None:
+    mark = str(int.from_bytes(os.urandom(2), "big") + 10_000)  # a unique sleep length
+    build = BuildStep(command=["sh", "-c", KILLED_BUILD.format(mark=mark)], output="dist")
+    script = LEAVE_BEHIND.format(mark=mark)
+    if time_limit_s < 10:
+        script += "sleep 600\n"  # and the agent itself runs past the time limit
+    run = attempt(engine, image, tmp_path, script, build=build, time_limit_s=time_limit_s)
+    expected = "timeout" if time_limit_s < 10 else "ungradeable"
+    assert run.outcome == expected, (run.reason, run.logs)
+    assert run.container_id
+    for n in (1, 2, 3):  # they did run
+        assert f"running: sleep {mark}.{n}".encode() in run.logs, run.logs
+    assert _host_processes(run.container_id) == []
+    assert _host_processes(f"sleep {mark}.") == []
+    assert _host_processes(f"{mark}.4") == []

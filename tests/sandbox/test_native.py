@@ -158,3 +158,84 @@ def test_undeclarable_agent_files_are_a_harness_failure_naming_the_field(
     run = run_native(ws, entry.model_copy(update={"agent": agent}), tmp_path, CONTRACT, 30)
     assert run.outcome == "harness_failure"
     assert run.reason.startswith("harness: entries/t.yaml: agent.files[0]: '../outside.py'")
+
+
+# -- no process of an attempt outlives it ---------------------------------------------------
+
+ESCAPER = r"""
+import os, subprocess, sys, time
+from pathlib import Path
+ws = Path(sys.argv[1])
+
+def note(pid):
+    start = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
+    with open(ws / "pids", "a") as out:
+        out.write(f"{pid} {start}\n")
+
+note(subprocess.Popen(["setsid", "sleep", "300"]).pid)  # its own session
+note(subprocess.Popen(["sh", "-c", "trap '' TERM HUP; exec sleep 301"]).pid)  # ignores TERM
+read, write = os.pipe()
+if os.fork() == 0:  # a daemon: double fork, new session, parent gone
+    os.setsid()
+    pid = os.fork()
+    if pid == 0:
+        os.execvp("sleep", ["sleep", "302"])
+    os.write(write, str(pid).encode())
+    os._exit(0)
+time.sleep(0.5)
+note(int(os.read(read, 64)))
+site = ws / "site"
+site.mkdir()
+(site / "index.html").write_text("<p>left things running</p>")
+print("turns: 1", flush=True)
+if len(sys.argv) > 2:
+    time.sleep(600)  # past the time limit
+"""
+BUILD = (
+    "node -e 'setTimeout(() => {}, 1e6)' & "
+    'echo "$! $(cut -d" " -f22 /proc/$!/stat)" >> pids; sleep 0.5; kill -9 $$'
+)
+
+
+def _alive(ws: Path) -> list[str]:
+    """The recorded processes that still exist (as themselves: same pid, same start time),
+    zombies included."""
+    found = []
+    for line in (ws / "pids").read_text().splitlines():
+        pid, start = line.split()
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except FileNotFoundError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if fields[19] == start:
+            found.append(f"{pid} {stat.split(' (')[1].split(')')[0]} state {fields[0]}")
+    return found
+
+
+def _escaper(tmp_path: Path, *extra: str) -> Entry:
+    script = tmp_path / "escaper.py"  # a file: its braces are no command placeholders
+    script.write_text(ESCAPER)
+    entry = _entry("pass")
+    agent = entry.agent.model_copy(
+        update={"command": ["{python}", str(script), "{workspace}", *extra]}
+    )
+    return entry.model_copy(update={"agent": agent})
+
+
+def test_no_process_outlives_an_attempt_whose_build_was_killed(ws: Path, tmp_path: Path) -> None:
+    contract = CONTRACT.model_copy(
+        update={"build": CONTRACT.build.model_copy(update={"command": ["sh", "-c", BUILD]})}
+    )
+    run = run_native(ws, _escaper(tmp_path), tmp_path, contract, 60)
+    assert run.outcome == "ungradeable" and "build step" in run.reason, run.reason
+    lines = (ws / "pids").read_text().splitlines()
+    assert len(lines) == 4  # three left by the agent, node left by the build step
+    assert _alive(ws) == []
+
+
+def test_no_process_outlives_an_attempt_that_timed_out(ws: Path, tmp_path: Path) -> None:
+    run = run_native(ws, _escaper(tmp_path, "then-hang"), tmp_path, CONTRACT, 5)
+    assert run.outcome == "timeout", run.reason
+    assert len((ws / "pids").read_text().splitlines()) == 3
+    assert _alive(ws) == []

@@ -35,9 +35,12 @@ from typing import Any
 
 import docker
 
+from recon.errors import StoreError
 from recon.model import Budget, BuildStep
 from recon.sandbox import ImageRecipe, build_image, engine_client, ensure_engine, run_docker
 from recon.sandbox.rootfs import SETUP, cold_build_record, host_arch
+from recon.store import Store, put_tree, read_tree
+from recon.store.tree import tree_objects
 
 BENCH = Path(__file__).resolve().parent
 BUDGET = Budget(cpus=1, memory_mb=512, pids=128, wall_s=60, disk_mb=128, output_mb=1)
@@ -64,6 +67,49 @@ def attempt(client: docker.DockerClient, tag: str, tmp: Path, i: int) -> tuple[f
     if run.outcome != "valid":
         raise SystemExit(f"no-op attempt was {run.outcome}: {run.reason}")
     return took, run.timings
+
+
+def flood(client: docker.DockerClient, tag: str, tmp: Path, files: int) -> dict[str, Any]:
+    """One attempt whose output holds ``files`` empty files (plus ``index.html``): what it
+    costs from the agent's end to a stored build tree (or to the refusal)."""
+    workspace = tmp / f"flood{files}"
+    workspace.mkdir()
+    (workspace / "brief.md").write_text("flood\n")
+    script = (
+        f"python3 -c \"import os; os.makedirs('dist/a'); "
+        f"[open(f'dist/a/f{{i}}', 'w').close() for i in range({files})]\"; "
+        "echo hi > dist/index.html"
+    )
+    budget = BUDGET.model_copy(update={"wall_s": 300})
+    started = time.perf_counter()
+    run = run_docker(
+        workspace, ["sh", "-c", script], budget, 300, tag, build=BuildStep(output="dist"),
+        out=tmp / f"flood-out{files}", client=client,
+    )  # fmt: skip
+    figures: dict[str, Any] = {
+        "files": files + 1,
+        "outcome": run.outcome,
+        "reason": run.reason,
+        "refusals": run.refusals,
+        "attempt_s": round(time.perf_counter() - started, 3),
+        "phases": run.timings,
+    }
+    if run.output is not None:
+        store = Store(tmp / "store")
+        started = time.perf_counter()
+        tree = put_tree(store, run.output)
+        figures["put_tree_s"] = round(time.perf_counter() - started, 3)
+        trees = [d for d in tree_objects(store, tree) if d == tree or _is_tree(store, d)]
+        figures["tree_objects_bytes"] = sum(len(store.read_bytes(d)) for d in trees)
+    return figures
+
+
+def _is_tree(store: Store, digest: str) -> bool:
+    try:
+        read_tree(store, digest)
+    except StoreError:
+        return False
+    return True
 
 
 def native(tmp: Path, i: int) -> float:
@@ -104,9 +150,22 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--cold", action="store_true", help="also build the image cold")
     parser.add_argument("--out", type=Path, default=BENCH / "results" / "sandbox_overhead.json")
+    parser.add_argument(
+        "--flood", type=int, default=0, metavar="N",
+        help="only measure one attempt whose output holds N + 1 files (e.g. 40000)",
+    )  # fmt: skip
     args = parser.parse_args()
     ensure_engine()
     client = engine_client()
+    if args.flood:
+        with tempfile.TemporaryDirectory(prefix="recon-bench-") as tmp_name:
+            tag = image_figures(client, False, Path(tmp_name) / "image")["tag"]
+            figures = flood(client, tag, Path(tmp_name), args.flood)
+        print(json.dumps(figures, indent=2))
+        flood_out = args.out.with_name("sandbox_output_flood.json")
+        flood_out.parent.mkdir(parents=True, exist_ok=True)
+        flood_out.write_text(json.dumps(figures, indent=2) + "\n")
+        return 0
     with tempfile.TemporaryDirectory(prefix="recon-bench-") as tmp_name:
         tmp = Path(tmp_name)
         image = image_figures(client, args.cold, tmp / "image")

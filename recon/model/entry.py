@@ -157,12 +157,28 @@ class Sandbox(Strict):
 
 
 class Budget(Strict):
+    """``output_files`` caps the files and folders of the build output, ``output_depth``
+    how many levels deep a path in it may go; past either the attempt is ``ungradeable``
+    with a refusal, and the output is never unpacked or stored."""
+
     cpus: float = Field(gt=0, le=64)
     memory_mb: int = Field(ge=64, le=65_536)
     pids: int = Field(ge=16, le=32_768)
     wall_s: int = Field(ge=1, le=86_400)
     disk_mb: int = Field(ge=1, le=65_536)
     output_mb: int = Field(ge=1, le=4096)
+    output_files: int = Field(default=20_000, ge=1, le=1_000_000)
+    output_depth: int = Field(default=32, ge=1, le=256)
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_caps(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """The output caps are left out at their defaults, so that the digests (and attempt
+        keys) of entries that do not set them stay as they were."""
+        data: dict[str, Any] = handler(self)
+        for name in ("output_files", "output_depth"):
+            if data.get(name) == Budget.model_fields[name].default:
+                data.pop(name, None)
+        return data
 
 
 class Entry(Versioned):

@@ -52,6 +52,7 @@ from recon.sandbox import engine
 from recon.sandbox.attempt import AttemptRun, harness_bug, parse_trace
 from recon.sandbox.deps import MOUNT as DEPS_MOUNT
 from recon.sandbox.deps import REGISTRY_PORT
+from recon.sandbox.outputs import OutputCaps, OutputRefused, too_deep, too_many, unpack_output
 from recon.sandbox.proxy import EgressProxy
 from recon.sandbox.rootfs import AGENT_UID, BRIDGE_UID
 
@@ -219,7 +220,7 @@ class _Attempt:
         self.limit = limit
         self.image = image
         self.secrets = [s for s in secrets if len(s) >= 4]
-        self.file_cap = file_cap_mb * 1024 * 1024
+        self.caps = OutputCaps.of(budget, file_cap_mb * 1024 * 1024)
         self.log_cap = budget.output_mb * 1024 * 1024
         self.started = started
         self.deadline = started + limit
@@ -285,7 +286,12 @@ class _Attempt:
             if step.code != 0 or step.over_cap:
                 return self.done("ungradeable", self._failed("build step", step.code), step.code)
             self._reap(AGENT_UID)
-        files = self._extract(build.output, out)
+        try:
+            files = self._extract(build.output, out)
+        except OutputRefused as refused:
+            self._lap("extract")
+            self.refusals.append(refused.refusal)
+            return self.done("ungradeable", refused.reason, 0)
         self._lap("extract")
         if files == 0:
             return self.done("ungradeable", f"the build left no output in {build.output}/", 0)
@@ -442,15 +448,14 @@ class _Attempt:
             time.sleep(0.1)
 
     def _extract(self, output: str, out: Path) -> int:
-        """Stream the output folder out as a tar; unpack it into ``out`` with refusals."""
+        """Stream the output folder out as a tar; unpack it into ``out`` with refusals. The
+        caps are checked in the container first (``find`` stops at the first entry past
+        one), so a flood of files is refused before anything is archived or sent."""
         output = posixpath.normpath(output)
-        check = (
-            'p=$(realpath -e -- "$1" 2>/dev/null) || exit 3; '
-            '[ "$p" = "$2" ] || exit 4; [ -d "$p" ] || exit 5; exec tar -cf - -- "$1"'
-        )
         expected = posixpath.normpath(posixpath.join(WORK, output))
         api = self._api()
-        cmd = ["sh", "-c", check, "sh", output, expected]
+        cmd = ["sh", "-c", _EXTRACT, "sh", output, expected, str(self.caps.files),
+               str(self.caps.depth)]  # fmt: skip
         ex = api.exec_create(self.container.id, cmd, user=_AGENT, workdir=WORK)
         with tempfile.SpooledTemporaryFile(max_size=16 * 1024 * 1024) as spool:
             errors = self._spool(api.exec_start(ex["Id"], stream=True, demux=True), spool)
@@ -484,6 +489,10 @@ class _Attempt:
         if code == 5:
             self.refusals.append(f"{output}: the output is not a folder")
             return 0
+        if code == 6:
+            raise too_many(output, self.caps)
+        if code == 7:
+            raise too_deep(output, self.caps)
         if code not in (0, 1, 2):  # tar: 1 files changed, 2 some could not be read
             why = errors[-300:].decode(errors="replace")
             raise _Fault(f"reading the output failed ({code}): {why}")
@@ -491,7 +500,7 @@ class _Attempt:
             self.refusals.append(f"not archived: {line.removeprefix('tar: ')}")
         spool.seek(0)
         with tarfile.open(fileobj=spool, mode="r:") as tar:
-            return _unpack_output(tar, output, out, self.file_cap, self.refusals)
+            return unpack_output(tar, output, out, self.caps, self.refusals)
 
     # -- process control ----------------------------------------------------------------
 
@@ -605,6 +614,17 @@ class _Attempt:
         )  # fmt: skip
 
 
+# The output check, in the container: exists (3), is where it should be (4), is a folder
+# (5), holds at most $3 entries (6), none more than $4 levels deep (7); then the archive.
+_EXTRACT = (
+    'p=$(realpath -e -- "$1" 2>/dev/null) || exit 3; '
+    '[ "$p" = "$2" ] || exit 4; [ -d "$p" ] || exit 5; '
+    'n=$(find "$1" -mindepth 1 2>/dev/null | head -n "$(($3 + 1))" | wc -l); '
+    '[ "$n" -le "$3" ] || exit 6; '
+    '[ -z "$(find "$1" -mindepth "$(($4 + 1))" -print -quit 2>/dev/null)" ] || exit 7; '
+    'exec tar -cf - -- "$1"'
+)
+
 # npm and pip install from the offline store only (DESIGN §5.1). npm talks to the store's
 # registry on the container's loopback, directly; a missing package is a 404 at once.
 _OFFLINE_ENV = {
@@ -650,97 +670,6 @@ class _Pump(threading.Thread):
         if self.over_cap:
             data += f"\n[recon] output cap of {self.cap} bytes reached; stopped\n".encode()
         return data
-
-
-def _unpack_output(
-    tar: tarfile.TarFile, output: str, out: Path, file_cap: int, refusals: list[str]
-) -> int:
-    """Unpack members under ``output/`` into ``out``; symlinks inside the output become
-    copies of their targets; everything else that is not a plain file or folder is refused."""
-    out.mkdir(parents=True)
-    links: list[tuple[str, str]] = []
-    files = 0
-    for member in tar:
-        rel = _relative(member.name, output)
-        if rel is None:
-            refusals.append(f"{member.name}: path outside the output folder")
-            continue
-        shown = posixpath.join(output, rel) if rel != "." else output
-        if member.isdir():
-            (out / rel).mkdir(parents=True, exist_ok=True)
-        elif member.isreg():
-            if member.size > file_cap:
-                refusals.append(
-                    f"{shown}: {member.size} bytes is over the per-file cap of {file_cap}"
-                )
-                continue
-            src = tar.extractfile(member)
-            assert src is not None
-            (out / rel).parent.mkdir(parents=True, exist_ok=True)
-            with (out / rel).open("wb") as dst:
-                shutil.copyfileobj(src, dst)
-            files += 1
-        elif member.issym() or member.islnk():
-            target = _link_target(rel, member, output)
-            if target is None:
-                refusals.append(f"{shown}: link to {member.linkname} leads outside the output")
-            else:
-                links.append((rel, target))
-        elif member.ischr() or member.isblk():
-            refusals.append(f"{shown}: device file refused")
-        elif member.isfifo():
-            refusals.append(f"{shown}: fifo refused")
-        else:
-            refusals.append(f"{shown}: unsupported file type {member.type!r} refused")
-    return files + _materialise(links, out, output, refusals)
-
-
-def _relative(name: str, output: str) -> str | None:
-    name = posixpath.normpath(name)
-    if name == output:
-        return "."
-    if name.startswith(output + "/") and ".." not in name.split("/"):
-        return name[len(output) + 1 :]
-    return None
-
-
-def _link_target(rel: str, member: tarfile.TarInfo, output: str) -> str | None:
-    """The link's target relative to the output folder, or None when it leads outside."""
-    if member.islnk():  # hard links name an earlier member of the archive
-        return _relative(member.linkname, output)
-    if member.linkname.startswith("/"):
-        return None
-    target = posixpath.normpath(posixpath.join(posixpath.dirname(rel), member.linkname))
-    if target == ".." or target.startswith("../"):
-        return None
-    return target
-
-
-def _materialise(links: list[tuple[str, str]], out: Path, output: str, refusals: list[str]) -> int:
-    """Replace in-output links by copies of what they name (links to links resolve in turn)."""
-    made = 0
-    pending = links
-    for _ in range(8):
-        waiting = []
-        for rel, target in pending:
-            src = out / target
-            if src.is_file():
-                (out / rel).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(src, out / rel)
-                made += 1
-            elif src.is_dir() and target != "." and not (rel + "/").startswith(target + "/"):
-                shutil.copytree(src, out / rel, dirs_exist_ok=True)
-                made += 1
-            else:
-                waiting.append((rel, target))
-        if len(waiting) == len(pending):
-            break
-        pending = waiting
-    for rel, target in pending:
-        refusals.append(
-            f"{posixpath.join(output, rel)}: link to {target} names nothing in the output"
-        )
-    return made
 
 
 def _own_by_agent(info: tarfile.TarInfo) -> tarfile.TarInfo:

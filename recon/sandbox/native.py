@@ -18,6 +18,7 @@ from recon.model import Contract, Entry, Outcome, Trace
 from recon.sandbox.attempt import AttemptRun, harness_bug, parse_trace
 from recon.sandbox.entry_files import copy_agent_files
 from recon.sandbox.native_step import Limits, run_step
+from recon.sandbox.outputs import OutputCaps, OutputRefused, check_tree
 
 MB = 1024 * 1024
 
@@ -80,6 +81,10 @@ def _run_attempt(
     if not output.is_dir() or not any(output.iterdir()):
         reason = f"the build left no output in {contract.build.output}/"
         return _done("ungradeable", reason, 0, started, logs, None, trace)
+    try:
+        check_tree(output, contract.build.output, OutputCaps.of(b, b.disk_mb * MB))
+    except OutputRefused as refused:
+        return _done("ungradeable", refused.reason, 0, started, logs, None, trace)
     return _done("valid", "submitted a build", 0, started, logs, output, trace)
 
 

@@ -15,7 +15,7 @@ import pytest
 from recon.model import BuildStep
 from recon.sandbox import ImageBuild, Mount
 from recon.sandbox import docker as docker_mod
-from tests.sandbox.conftest import attempt
+from tests.sandbox.conftest import BUDGET, attempt
 from tests.sandbox.local_http import serve
 
 pytestmark = pytest.mark.docker
@@ -189,3 +189,39 @@ def test_no_process_of_an_attempt_outlives_it(
     assert _host_processes(run.container_id) == []
     assert _host_processes(f"sleep {mark}.") == []
     assert _host_processes(f"{mark}.4") == []
+
+
+# -- outputs: the number of files and the depth are budgeted ---------------------------
+
+MANY_FILES = (
+    "python3 -c \"import os; os.makedirs('dist/a'); "
+    "[open(f'dist/a/f{i}', 'w').close() for i in range(40_000)]\"; echo hi > dist/index.html"
+)
+DEEP = "mkdir -p dist/$(seq -s / 1 40) && echo deep > dist/$(seq -s / 1 40)/x && echo hi > dist/i"
+
+
+def test_40001_output_files_are_refused_cleanly_and_cheaply(
+    engine: docker.DockerClient, image: ImageBuild, tmp_path: Path, healthy: None
+) -> None:
+    run = attempt(engine, image, tmp_path, MANY_FILES, time_limit_s=120)
+    assert run.outcome == "ungradeable", run.reason
+    assert (
+        run.reason == "the build output has more than 20000 files and folders (budget.output_files)"
+    )
+    assert run.refusals == ["dist: more than 20000 files and folders; budget.output_files is 20000"]
+    assert run.output is None
+    assert not list(tmp_path.glob("out-0/*"))  # nothing was unpacked on the host
+
+
+def test_a_deeper_output_than_the_budget_is_refused(
+    engine: docker.DockerClient, image: ImageBuild, tmp_path: Path
+) -> None:
+    run = attempt(engine, image, tmp_path, DEEP)
+    assert run.outcome == "ungradeable", run.reason
+    assert run.reason == "the build output is more than 32 levels deep (budget.output_depth)"
+    assert run.refusals == ["dist: a path more than 32 levels deep; budget.output_depth is 32"]
+    ok = attempt(
+        engine, image, tmp_path, DEEP, budget=BUDGET.model_copy(update={"output_depth": 41})
+    )
+    assert ok.outcome == "valid", ok.reason
+    assert ok.output is not None and (ok.output / "/".join(map(str, range(1, 41))) / "x").is_file()

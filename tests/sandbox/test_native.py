@@ -239,3 +239,17 @@ def test_no_process_outlives_an_attempt_that_timed_out(ws: Path, tmp_path: Path)
     assert run.outcome == "timeout", run.reason
     assert len((ws / "pids").read_text().splitlines()) == 3
     assert _alive(ws) == []
+
+
+def test_an_output_over_the_file_cap_is_ungradeable(ws: Path, tmp_path: Path) -> None:
+    many = (
+        "import sys,pathlib; p=pathlib.Path(sys.argv[1])/'site'; p.mkdir(); "
+        "[(p / ('f' + str(i))).touch() for i in range(11)]"
+    )
+    entry = _entry(many)
+    capped = entry.model_copy(
+        update={"budget": entry.budget.model_copy(update={"output_files": 10})}
+    )
+    run = run_native(ws, capped, tmp_path, CONTRACT, 30)
+    assert run.outcome == "ungradeable" and run.output is None
+    assert run.reason == "the build output has more than 10 files and folders (budget.output_files)"

@@ -34,7 +34,6 @@ import posixpath
 import shutil
 import tarfile
 import tempfile
-import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -50,8 +49,10 @@ from recon.errors import HarnessError, ReconError
 from recon.model import Budget, BuildStep, Outcome
 from recon.sandbox import engine
 from recon.sandbox.attempt import AttemptRun, harness_bug, parse_trace
+from recon.sandbox.container import Container, Fault
 from recon.sandbox.deps import MOUNT as DEPS_MOUNT
 from recon.sandbox.deps import REGISTRY_PORT
+from recon.sandbox.exec_stream import STDERR, ExecStream, StreamError
 from recon.sandbox.outputs import OutputCaps, OutputRefused, too_deep, too_many, unpack_output
 from recon.sandbox.proxy import EgressProxy
 from recon.sandbox.rootfs import AGENT_UID, BRIDGE_UID
@@ -66,9 +67,6 @@ LIFETIME_MARGIN_S = 900
 """An attempt container's pid 1 sleeps 2 × the time limit (agent, then build step) plus
 this: set-up, extraction and a loaded machine's delays."""
 CREATED_GRACE_S = 120
-ENGINE_SLACK_S = 60.0
-"""How long the engine may take to report a state change it has already made (an exec's
-end, an unpause) before the harness calls it a fault: minutes only on a very busy host."""
 FILE_CAP_MB = 64
 TRACE_CAP = 16 * 1024 * 1024
 _BRIDGE = Path(__file__).with_name("bridge.py")
@@ -106,20 +104,17 @@ class Mount:
     target: str
 
 
-class _Fault(Exception):
-    """A harness or engine failure inside an attempt: becomes ``harness_failure``."""
-
-
-_FAILURES = (_Fault, HarnessError, DockerException, RequestException, OSError, tarfile.TarError)
+_FAILURES = (
+    Fault,
+    HarnessError,
+    DockerException,
+    RequestException,
+    OSError,
+    tarfile.TarError,
+    StreamError,
+)
 """What the engine, the host or the environment may raise: ``harness:``. Anything else is a
 ``harness bug:`` (DESIGN §7: both are harness failures, never the Candidate's)."""
-
-
-@dataclass
-class _Step:
-    code: int | None  # None: stopped at the deadline
-    log: bytes
-    over_cap: bool = False
 
 
 def run_docker(
@@ -206,7 +201,7 @@ def _created(container: Any) -> datetime:
         return datetime.fromtimestamp(0, UTC)
 
 
-class _Attempt:
+class _Attempt(Container):
     def __init__(
         self,
         budget: Budget,
@@ -219,13 +214,11 @@ class _Attempt:
         self.budget = budget
         self.limit = limit
         self.image = image
+        super().__init__(log_cap=budget.output_mb * 1024 * 1024)
         self.secrets = [s for s in secrets if len(s) >= 4]
         self.caps = OutputCaps.of(budget, file_cap_mb * 1024 * 1024)
-        self.log_cap = budget.output_mb * 1024 * 1024
         self.started = started
         self.deadline = started + limit
-        self.client: docker.DockerClient | None = None
-        self.container: Any = None
         self.image_id = ""
         self.logs = b""
         self.trace_log = b""
@@ -233,7 +226,6 @@ class _Attempt:
         self.egress: dict[str, Any] = {}
         self.allow_hosts: set[str] = set()
         self.timings: dict[str, float] = {}
-        self.oom_before = 0
         self.registry = False
         self.trace_path: str | None = None
         self.trace_file = b""
@@ -312,7 +304,7 @@ class _Attempt:
         try:
             self.image_id = str(self.client.images.get(self.image).id)
         except ImageNotFound as err:
-            raise _Fault(f"sandbox image {self.image} is missing from the engine") from err
+            raise Fault(f"sandbox image {self.image} is missing from the engine") from err
         self.container = self.client.containers.create(
             self.image,
             # pid 1 outlives every step of the attempt, but not a harness that lost the
@@ -345,7 +337,7 @@ class _Attempt:
         step = self._exec(["sh", "-c", script], _AGENT, "/", {}, time.monotonic() + 120)
         if step.code != 0:
             tail = step.log[-500:].decode(errors="replace")
-            raise _Fault(
+            raise Fault(
                 f"could not copy the workspace in (disk budget {self.budget.disk_mb} MB?): {tail}"
             )
 
@@ -365,18 +357,6 @@ class _Attempt:
             cmd = ["python3", f"{STAGE}/deps_registry.py", f"{DEPS_MOUNT}/npm", str(REGISTRY_PORT)]
             self._service(cmd, "offline npm registry", f"{BRIDGE_UID}:{BRIDGE_UID}")
 
-    def _service(self, cmd: list[str], what: str, user: str) -> None:
-        """Start a harness helper and wait for its ``ready`` line."""
-        api = self._api()
-        ex = api.exec_create(self.container.id, cmd, user=user)
-        stream = api.exec_start(ex["Id"], stream=True)
-        seen = b""
-        for chunk in stream:  # ends if the helper dies
-            seen += chunk
-            if b"ready" in seen:
-                return
-        raise _Fault(f"{what} did not start: {seen[-300:].decode(errors='replace')}")
-
     def _read_trace(self) -> None:
         """Read the agent's trace file (at most ``TRACE_CAP`` bytes; absent: empty)."""
         if not self.trace_path:
@@ -385,67 +365,8 @@ class _Attempt:
         cmd = ["sh", "-c", 'head -c "$2" -- "$1" 2>/dev/null; true', "sh", self.trace_path,
                str(TRACE_CAP)]  # fmt: skip
         ex = api.exec_create(self.container.id, cmd, user=_AGENT)
-        data = b"".join(out for out, _ in api.exec_start(ex["Id"], stream=True, demux=True) if out)
+        data, _ = ExecStream(api, ex["Id"]).read_all(TRACE_CAP)
         self.trace_file = self._scrub(data)
-
-    def _exec(
-        self, cmd: list[str], user: str, workdir: str, env: Mapping[str, str], deadline: float
-    ) -> _Step:
-        """Run one exec under the deadline and the log cap. On the deadline the whole
-        container is killed; past the cap (or once the main process has exited and its
-        children hold the output open) the Candidate's processes are killed."""
-        api = self._api()
-        self.oom_before = self._oom_kills()
-        ex = api.exec_create(
-            self.container.id, cmd, user=user, workdir=workdir, environment=dict(env)
-        )
-        stream = api.exec_start(ex["Id"], stream=True)
-        pump = _Pump(stream, self.log_cap)
-        pump.start()
-        exited_at: float | None = None
-        while not pump.done.wait(0.25):
-            now = time.monotonic()
-            if now >= deadline:
-                self._kill_container()
-                pump.done.wait(5)
-                return _Step(None, pump.data())
-            if pump.over_cap:
-                self._reap(AGENT_UID)
-                break
-            if exited_at is None and not api.exec_inspect(ex["Id"])["Running"]:
-                exited_at = now
-            if exited_at is not None and now - exited_at > 2:  # children hold the output
-                self._reap(AGENT_UID)
-                break
-        pump.done.wait(5)
-        code = self._exit_code(ex["Id"])
-        if code is None:
-            raise _Fault(f"exec {cmd[0]} still running after its processes were killed")
-        self._check_alive()
-        return _Step(code, pump.data(), pump.over_cap)
-
-    def _check_alive(self) -> None:
-        """A step that ended because its container went away (the engine stopping, say)
-        is the harness's failure, not the Candidate's."""
-        self.container.reload()
-        state = self.container.attrs["State"]
-        if state.get("Status") != "running":
-            why = f"status {state.get('Status')}, exit code {state.get('ExitCode')}"
-            raise _Fault(f"the attempt container stopped underneath the attempt ({why})")
-
-    def _exit_code(self, exec_id: str, wait_s: float = ENGINE_SLACK_S) -> int | None:
-        """The engine marks an exec finished shortly after its process ends (until then it
-        answers ``Running: true`` and ``ExitCode: null``, even once the output has ended)."""
-        deadline = time.monotonic() + wait_s
-        while True:
-            info = self._api().exec_inspect(exec_id) or {}
-            if not info.get("Running", True):
-                if info.get("ExitCode") is None:
-                    raise _Fault(f"the engine reported no exit code for exec {exec_id[:12]}")
-                return int(info["ExitCode"])
-            if time.monotonic() > deadline:
-                return None
-            time.sleep(0.1)
 
     def _extract(self, output: str, out: Path) -> int:
         """Stream the output folder out as a tar; unpack it into ``out`` with refusals. The
@@ -458,24 +379,27 @@ class _Attempt:
                str(self.caps.depth)]  # fmt: skip
         ex = api.exec_create(self.container.id, cmd, user=_AGENT, workdir=WORK)
         with tempfile.SpooledTemporaryFile(max_size=16 * 1024 * 1024) as spool:
-            errors = self._spool(api.exec_start(ex["Id"], stream=True, demux=True), spool)
+            stream = ExecStream(api, ex["Id"])
+            try:
+                errors = self._spool(stream.frames(), spool)
+            finally:
+                stream.close()
             code = self._exit_code(ex["Id"])
             if code is None:
-                raise _Fault("the output archive ended but its exec did not")
+                raise Fault("the output archive ended but its exec did not")
             return self._unpack_spool(spool, code, errors, output, out)
 
-    def _spool(
-        self, stream: Iterator[tuple[bytes | None, bytes | None]], spool: IO[bytes]
-    ) -> bytes:
+    def _spool(self, frames: Iterator[tuple[int, bytes]], spool: IO[bytes]) -> bytes:
+        """The archive (stdout) into ``spool``, up to the disk budget; stderr returned."""
         total, cap, errors = 0, self.budget.disk_mb * 1024 * 1024 + 1024 * 1024, b""
-        for chunk_out, chunk_err in stream:
-            if chunk_err:
-                errors += chunk_err[:4096]
-            if chunk_out:
-                total += len(chunk_out)
-                if total > cap:
-                    raise _Fault("the output stream is larger than the disk budget")
-                spool.write(chunk_out)
+        for stream, data in frames:
+            if stream == STDERR:
+                errors += data[: max(0, 4096 - len(errors))]
+                continue
+            total += len(data)
+            if total > cap:
+                raise Fault("the output stream is larger than the disk budget")
+            spool.write(data)
         return errors
 
     def _unpack_spool(
@@ -495,64 +419,14 @@ class _Attempt:
             raise too_deep(output, self.caps)
         if code not in (0, 1, 2):  # tar: 1 files changed, 2 some could not be read
             why = errors[-300:].decode(errors="replace")
-            raise _Fault(f"reading the output failed ({code}): {why}")
+            raise Fault(f"reading the output failed ({code}): {why}")
         for line in errors.decode(errors="replace").splitlines():
             self.refusals.append(f"not archived: {line.removeprefix('tar: ')}")
         spool.seek(0)
         with tarfile.open(fileobj=spool, mode="r:") as tar:
             return unpack_output(tar, output, out, self.caps, self.refusals)
 
-    # -- process control ----------------------------------------------------------------
-
-    def _reap(self, *uids: int) -> None:
-        """Kill every process of ``uids``: freeze the container, SIGKILL them, thaw."""
-        init = self.container.attrs["State"]["Pid"]
-        for _ in range(3):
-            if not any(engine.uid_pids(init, uid) for uid in uids):
-                return
-            self.container.pause()
-            try:
-                for uid in uids:
-                    engine.kill_uid(init, uid)
-            finally:
-                self._unpause()
-            if all(engine.wait_uid_gone(init, uid) for uid in uids):
-                return
-        raise _Fault("could not stop the Candidate's processes")
-
-    def _unpause(self, wait_s: float = ENGINE_SLACK_S) -> None:
-        """The engine marks a container unpaused when containerd's event arrives, a moment
-        after ``unpause`` returns; an exec before that is refused."""
-        self.container.unpause()
-        deadline = time.monotonic() + wait_s
-        while True:
-            self.container.reload()
-            if not self.container.attrs["State"]["Paused"]:
-                return
-            if time.monotonic() > deadline:
-                raise _Fault("the attempt container stayed paused")
-            time.sleep(0.02)
-
-    def _kill_container(self) -> None:
-        with contextlib.suppress(DockerException):
-            self.container.kill()
-
-    def remove(self) -> None:
-        if self.container is not None:
-            try:
-                self.container.remove(force=True)
-            except NotFound:
-                pass
-            except DockerException as err:
-                raise _Fault(
-                    f"could not remove container {self.container.short_id}: {err}"
-                ) from err
-
     # -- helpers ------------------------------------------------------------------------
-
-    def _api(self) -> Any:
-        assert self.client is not None
-        return self.client.api
 
     def _env(self, extra: Mapping[str, str]) -> dict[str, str]:
         proxy = f"http://127.0.0.1:{PROXY_PORT}"
@@ -581,12 +455,6 @@ class _Attempt:
         if self._oom_kills() > self.oom_before:
             reason += f"; the memory budget of {self.budget.memory_mb} MB was exceeded (OOM kill)"
         return reason
-
-    def _oom_kills(self) -> int:
-        try:
-            return engine.oom_kills(self.container.attrs["State"]["Pid"])
-        except (OSError, KeyError, ValueError):
-            return 0
 
     def _scrub(self, log: bytes) -> bytes:
         for value in self.secrets:
@@ -641,37 +509,6 @@ _OFFLINE_ENV = {
 }
 
 
-class _Pump(threading.Thread):
-    """Reads an exec's output until it ends, keeping at most ``cap`` bytes."""
-
-    def __init__(self, stream: Iterator[bytes], cap: int) -> None:
-        super().__init__(name="recon-exec-log", daemon=True)
-        self.stream = stream
-        self.cap = cap
-        self.buf = bytearray()
-        self.over_cap = False
-        self.done = threading.Event()
-
-    def run(self) -> None:
-        try:
-            for chunk in self.stream:
-                room = self.cap - len(self.buf)
-                self.buf += chunk[:room]
-                if len(chunk) > room:
-                    self.over_cap = True  # keep draining (discarding) so the engine is not
-                    # blocked on us while the harness stops the agent
-        except (DockerException, RequestException, OSError, ValueError):
-            pass
-        finally:
-            self.done.set()
-
-    def data(self) -> bytes:
-        data = bytes(self.buf)
-        if self.over_cap:
-            data += f"\n[recon] output cap of {self.cap} bytes reached; stopped\n".encode()
-        return data
-
-
 def _own_by_agent(info: tarfile.TarInfo) -> tarfile.TarInfo:
     info.uid = info.gid = AGENT_UID
     info.uname = info.gname = ""
@@ -690,9 +527,7 @@ def _check_mounts(mounts: Sequence[Mount], sealed: Sequence[Path]) -> None:
         for root in sealed:
             root = root.resolve()
             if src == root or root in src.parents or src in root.parents:
-                raise _Fault(
-                    f"refusing to mount {mount.source}: it overlaps sealed material {root}"
-                )
+                raise Fault(f"refusing to mount {mount.source}: it overlaps sealed material {root}")
 
 
 def _egress(proxy: EgressProxy) -> dict[str, Any]:

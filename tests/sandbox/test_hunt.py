@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -175,6 +176,14 @@ def test_a_hunting_candidate_finds_no_answer_nothing_sealed_and_no_store_path(
     for host_path in (project, project / "store", entries, project / "cases"):
         assert str(host_path) not in text
     assert "/objects/" not in "\n".join(report["mountinfo"])
+    # The mount table names the host sources of the three bind mounts (a kernel fact the
+    # container cannot hide): the attempt's own temporary copies and the read-only
+    # dependency store, which the boundary holds by design (DESIGN §5.1).
+    roots = {line.split()[4]: line.split()[3] for line in report["mountinfo"]}
+    tmp = tempfile.gettempdir()
+    assert roots["/entry"].startswith(f"{tmp}/recon-attempt-"), roots["/entry"]
+    assert roots["/recon"].startswith(f"{tmp}/recon-sbx-"), roots["/recon"]
+    assert roots["/deps"] == str(deps.require()), roots["/deps"]
     # What it copied into its build is no answer either.
     loot = tree_files(store, build)
     answers = set(_sha256_of(entries / "scripted" / "answers"))

@@ -61,7 +61,14 @@ def test_second_fetch_is_a_no_op(store: Path) -> None:
     assert again.wheels == len(deps.load_lock()["python"]["wheels"])
 
 
-def test_fetch_builds_in_a_temporary_folder_and_renames(tmp_path: Path) -> None:
+@pytest.fixture
+def own_store(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests name their store root; ``RECON_DEPS`` (set for the shared store) would
+    override it and write a test store into the shared one."""
+    monkeypatch.delenv("RECON_DEPS", raising=False)
+
+
+def test_fetch_builds_in_a_temporary_folder_and_renames(tmp_path: Path, own_store: None) -> None:
     lock = tmp_path / "empty.yaml"
     empty = {"platform": {"os": "linux", "cpu": "x64", "libc": "glibc"}, "packages": []}
     python = {"python": "3.11", "platforms": [], "wheels": []}
@@ -73,7 +80,7 @@ def test_fetch_builds_in_a_temporary_folder_and_renames(tmp_path: Path) -> None:
     assert not second.fetched and second.path == first.path
 
 
-def test_missing_store_says_how_to_fetch_it(tmp_path: Path) -> None:
+def test_missing_store_says_how_to_fetch_it(tmp_path: Path, own_store: None) -> None:
     with pytest.raises(HarnessError, match=r"recon deps fetch"):
         deps.require(tmp_path / "nostore")
 

@@ -52,7 +52,7 @@ agent:
 reasoning_effort: none
 tool_profile: none
 evidence_condition: full
-sandbox: {backend: docker, image: recon-sandbox}
+sandbox: {backend: docker}
 budget: {cpus: 1, memory_mb: 1024, pids: 64, wall_s: 120, disk_mb: 512, output_mb: 8}
 """
 HUNTER = r'''"""Looks everywhere an answer could be, and takes whatever looks like a build."""
@@ -124,7 +124,8 @@ def _hunt(project: Path) -> tuple[dict[str, Any], Store, str]:
     pointer = project / "store" / "cells" / "attempt" / f"{ATTEMPT.split(':')[1]}.json"
     outputs = json.loads(pointer.read_text())["outputs"]
     record = store.read_json(outputs["record"]["digest"])
-    assert record["outcome"] == "valid", (record, store.read_bytes(record["logs"])[-3000:])
+    run = store.read_json(outputs["run"]["digest"])
+    assert record["outcome"] == "valid", (record, store.read_bytes(run["logs"])[-3000:])
     build = outputs["build"]["digest"]
     files = tree_files(store, build)
     report = json.loads(store.read_bytes(files["hunt.json"].digest))

@@ -16,6 +16,13 @@ build of a recipe variant (same packages, different digest; its image is removed
     .venv/bin/python bench/sandbox_overhead.py [--runs 10] [--cold] \
         [--out bench/results/sandbox_overhead.json]
 
+``--flood N`` measures only an output flood instead: an agent writes N empty files (plus
+``index.html``) to the output, once under the default budget (``output_files`` 20,000:
+refused, in the container, before anything is archived) and once with the cap lifted to
+1,000,000 (every file streamed out, unpacked and stored with ``put_tree``, as before the
+cap); both in the same run, written to ``sandbox_output_flood.json`` beside ``--out``.
+Run it with ``PYTHONPATH=.`` from a checkout, so that it measures that checkout's recon.
+
 A report, not a test: prints a table, writes JSON, asserts no times.
 """
 
@@ -70,8 +77,27 @@ def attempt(client: docker.DockerClient, tag: str, tmp: Path, i: int) -> tuple[f
 
 
 def flood(client: docker.DockerClient, tag: str, tmp: Path, files: int) -> dict[str, Any]:
+    """The same flood twice, in one run: under the default budget (refused past
+    ``output_files``) and with the cap lifted to its maximum (the baseline: what the harness
+    did before the cap, extraction and ``put_tree`` of every file)."""
+    capped = flood_once(client, tag, tmp / "capped", files, BUDGET)
+    lifted = BUDGET.model_copy(update={"output_files": 1_000_000})
+    uncapped = flood_once(client, tag, tmp / "uncapped", files, lifted)
+    cost = uncapped["phases"].get("extract", 0.0) + uncapped.get("put_tree_s", 0.0)
+    return {
+        "capped": capped,
+        "uncapped": uncapped,
+        "uncapped_over_capped": round(cost / max(capped["phases"].get("extract", 0.0), 1e-3), 1),
+        "load_average": os.getloadavg(),
+    }
+
+
+def flood_once(
+    client: docker.DockerClient, tag: str, tmp: Path, files: int, budget: Budget
+) -> dict[str, Any]:
     """One attempt whose output holds ``files`` empty files (plus ``index.html``): what it
     costs from the agent's end to a stored build tree (or to the refusal)."""
+    tmp.mkdir()
     workspace = tmp / f"flood{files}"
     workspace.mkdir()
     (workspace / "brief.md").write_text("flood\n")
@@ -80,10 +106,10 @@ def flood(client: docker.DockerClient, tag: str, tmp: Path, files: int) -> dict[
         f"[open(f'dist/a/f{{i}}', 'w').close() for i in range({files})]\"; "
         "echo hi > dist/index.html"
     )
-    budget = BUDGET.model_copy(update={"wall_s": 300})
     started = time.perf_counter()
     run = run_docker(
-        workspace, ["sh", "-c", script], budget, 300, tag, build=BuildStep(output="dist"),
+        workspace, ["sh", "-c", script], budget.model_copy(update={"wall_s": 300}), 300, tag,
+        build=BuildStep(output="dist"),
         out=tmp / f"flood-out{files}", client=client,
     )  # fmt: skip
     figures: dict[str, Any] = {
@@ -152,7 +178,8 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=BENCH / "results" / "sandbox_overhead.json")
     parser.add_argument(
         "--flood", type=int, default=0, metavar="N",
-        help="only measure one attempt whose output holds N + 1 files (e.g. 40000)",
+        help="only measure an attempt whose output holds N + 1 files (e.g. 40000), capped "
+        "and uncapped",
     )  # fmt: skip
     args = parser.parse_args()
     ensure_engine()

@@ -8,9 +8,10 @@ sleeping; every step is an exec in it:
 1. the workspace arrives as a tar on a read-only staging mount and is unpacked (uid 1000);
 2. the egress bridge starts (as the agent's uid, the only one the proxy's socket admits) on
    127.0.0.1:3128, forwarding to the host proxy's unix socket on the same staging mount;
-   the agent gets ``HTTPS_PROXY``; with an offline
-   dependency store (mounted read-only at ``/deps``) its npm registry starts on
-   127.0.0.1:4873, and npm and pip are configured (environment) to install from it only;
+   the agent gets ``HTTPS_PROXY``; with an offline dependency store (mounted read-only at
+   ``/deps``) its npm registry starts on 127.0.0.1:4873, and npm and pip are configured
+   (environment) to install from it only; the entry's declared files are at ``/entry``
+   (a read-only copy, ``entry_files.py``);
 3. the agent runs (uid 1000) under the wall time the harness enforces and an output cap:
    past the cap the harness stops reading and stops the agent;
 4. the agent's trace file, if the entry names one, is read out (capped); processes the agent
@@ -19,8 +20,13 @@ sleeping; every step is an exec in it:
 5. the egress proxy stops and its socket is removed; the contract's build step runs offline
    (the registry restarted, no bridge, no socket) with the time that is left; leftovers
    killed;
-6. the output folder is streamed out as a tar and unpacked on the host, refusing (with a
-   recorded reason) symlinks leading out of it, device files, fifos and files over the cap.
+6. the output is checked against ``budget.output_files`` and ``budget.output_depth`` in the
+   container, then streamed out as a tar and unpacked on the host, refusing (with a
+   recorded reason) symlinks leading out of it, device files, fifos and files over the cap
+   (``outputs.py``). Exec control and output reading are ``container.py``'s.
+
+Every exception becomes an attempt: the engine's and the environment's are ``harness:``,
+any other is ``harness bug: <Exception>`` (``attempt.py``).
 
 Outcomes (DESIGN §7): ``valid``, ``missing`` (the agent failed or was stopped),
 ``ungradeable`` (the build failed or left nothing), ``timeout``, and ``harness_failure``

@@ -282,7 +282,7 @@ def test_the_socket_is_reachable_by_the_agent_uid_only(upstream: int, sock_dir: 
     client = (
         "import socket, sys; s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); "
         "s.sendall(sys.argv[2].encode()); s.shutdown(socket.SHUT_WR); "
-        "sys.stdout.buffer.write(s.recv(65536))"
+        "sys.stdout.buffer.write(b''.join(iter(lambda: s.recv(65536), b'')))"  # to the end
     )
     with EgressProxy(path, [f"127.0.0.1:{upstream}"], uid=AGENT) as proxy:
         info = path.stat()

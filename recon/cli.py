@@ -33,7 +33,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
         from recon.pipeline.casecheck import check
 
         check(list(project.cases.values()))
-        checked = "; regions and assertions checked on each rendered reference"
+        checked = (
+            "; states, regions, assertions at every viewport and workflows checked on each "
+            "rendered reference"
+        )
     print(
         f"ok: {len(project.cases)} case(s), {len(project.entries)} entr(y/ies), "
         f"{len(project.releases)} release(s){checked}"
@@ -195,8 +198,10 @@ def build_parser() -> argparse.ArgumentParser:
         "validate",
         cmd_validate,
         "load every case, entry and release definition, then render each case's reference "
-        "and check that every region selector resolves and every sealed assertion passes "
-        "on it; exit 2 on the first problem",
+        "and check that it is the fixed point of its grade: every contract state is reached, "
+        "every region selector resolves, every sealed assertion passes at every viewport "
+        "(and names one element unless it says which match it means) and every workflow "
+        "passes; print every deviation with its observed value, exit 2 if there is one",
     )
     validate.add_argument(
         "--no-render",
@@ -282,7 +287,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.handler(args))
     except ReconError as err:
-        print(f"recon: {err}", file=sys.stderr)
+        for line in str(err).splitlines() or [""]:  # one line per problem
+            print(f"recon: {line}", file=sys.stderr)
         return err.exit_code
 
 

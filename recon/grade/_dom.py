@@ -1,8 +1,13 @@
-"""Reading a capture's DOM snapshot: boxes, own text, and text similarity.
+"""Reading a capture's DOM snapshot: boxes, own text, visibility, imagery, text similarity.
 
-A snapshot (``recon.render.capture``) is a list of dicts, one per visible element in
-document order: ``{tag, role, name, text, box: [x, y, w, h], color, background, font}``;
-``text`` is the element's own text (direct text nodes), whitespace-collapsed.
+A snapshot (``recon.render.capture``) is a list of dicts, one per element with a
+non-empty box, in document order: ``{tag, role, name, text, box: [x, y, w, h], color,
+background, font, painted, image}``; ``text`` is the element's own text (direct text
+nodes), whitespace-collapsed; ``painted`` is false when the element or an ancestor is
+``visibility: hidden`` or ``opacity: 0`` (nothing of it reaches the screen); ``image``
+is true when the element's (or its ``::before``/``::after``'s) background or content
+loads a ``url()``. Snapshots taken before those two fields existed read as painted and
+imageless.
 """
 
 from __future__ import annotations
@@ -10,14 +15,20 @@ from __future__ import annotations
 import difflib
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
+
+import numpy as np
 
 Element = Mapping[str, Any]
 Dom = Sequence[Element]
 Box = tuple[int, int, int, int]
 """x, y, width, height in page pixels."""
 
+IMAGE_TAGS = frozenset({"img", "picture", "canvas", "svg", "video", "object", "embed", "iframe"})
+"""Elements that paint pixels no text or CSS box describes."""
+CANVAS_TAGS = frozenset({"html", "body"})
+"""Their background paints the whole canvas, whatever their box."""
 TEXT_LIMIT = 2000
 """Tokens compared per region text: difflib is quadratic, and a region rarely needs more."""
 _TOKEN = re.compile(r"\w+|[^\w\s]")
@@ -37,6 +48,40 @@ def own_text(element: Element) -> str:
     return normalise(str(element.get("text") or ""))
 
 
+def painted(element: Element) -> bool:
+    """Reaches the screen: not ``visibility: hidden`` or ``opacity: 0``, itself or by an
+    ancestor."""
+    return bool(element.get("painted", True))
+
+
+def readable(element: Element) -> bool:
+    """A painted element whose own text has a non-transparent colour."""
+    return painted(element) and not transparent(str(element.get("color") or ""))
+
+
+def shows_image(element: Element) -> bool:
+    """A painted element showing an image: an image-like tag, or a ``url()`` background."""
+    return painted(element) and (element.get("tag") in IMAGE_TAGS or bool(element.get("image")))
+
+
+def cover(boxes: Iterable[Box], area: Box, cell: int) -> np.ndarray:
+    """Which ``cell``-px cells of ``area`` the boxes touch (a boolean grid)."""
+    x0, y0, w, h = area
+    mask = np.zeros((-(-h // cell), -(-w // cell)), dtype=bool)
+    for x, y, bw, bh in boxes:
+        if overlap((x, y, bw, bh), area) == 0:
+            continue
+        top, left = max(0, y - y0) // cell, max(0, x - x0) // cell
+        bottom, right = -(-min(h, y + bh - y0) // cell), -(-min(w, x + bw - x0) // cell)
+        mask[top:bottom, left:right] = True
+    return mask
+
+
+def image_boxes(dom: Dom, area: Box) -> list[Box]:
+    """Boxes of the painted elements showing an image; the whole ``area`` for a canvas one."""
+    return [area if e.get("tag") in CANVAS_TAGS else box_of(e) for e in dom if shows_image(e)]
+
+
 def centre_inside(element: Element, box: Box) -> bool:
     x, y, w, h = box_of(element)
     cx, cy = x + w / 2, y + h / 2
@@ -44,8 +89,9 @@ def centre_inside(element: Element, box: Box) -> bool:
 
 
 def text_in(dom: Dom, box: Box) -> str:
-    """Own text of the elements centred inside ``box``, in document order, space-joined."""
-    parts = [own_text(e) for e in dom if centre_inside(e, box)]
+    """Own text of the readable elements centred inside ``box``, in document order,
+    space-joined."""
+    parts = [own_text(e) for e in dom if readable(e) and centre_inside(e, box)]
     return " ".join(p for p in parts if p)
 
 

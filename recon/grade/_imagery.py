@@ -22,7 +22,7 @@ from recon.grade import _dom
 from recon.grade._dom import Box, Dom
 from recon.grade.phash import ImageHash, distance, image_hash, tile_hashes
 
-IMAGE_TAGS = frozenset({"img", "picture", "canvas", "svg", "video", "object", "embed", "iframe"})
+IMAGE_TAGS = _dom.IMAGE_TAGS
 MIN_IMAGE_SIDE = 16
 COVER_SHARE = 0.5
 COVER_CELL = 8
@@ -126,17 +126,8 @@ def _tiles(
 
 def image_cover(dom: Dom, tile: Box) -> float:
     """Share of ``tile`` covered by image-like elements, on a COVER_CELL-px grid."""
-    x0, y0, w, h = tile
-    mask = np.zeros((-(-h // COVER_CELL), -(-w // COVER_CELL)), dtype=bool)
-    for element in dom:
-        x, y, bw, bh = _dom.box_of(element)
-        if element.get("tag") not in IMAGE_TAGS or _dom.overlap((x, y, bw, bh), tile) == 0:
-            continue
-        top, left = max(0, y - y0) // COVER_CELL, max(0, x - x0) // COVER_CELL
-        bottom = -(-min(h, y + bh - y0) // COVER_CELL)
-        right = -(-min(w, x + bw - x0) // COVER_CELL)
-        mask[top:bottom, left:right] = True
-    return float(mask.mean())
+    boxes = (_dom.box_of(e) for e in dom if e.get("tag") in IMAGE_TAGS)
+    return float(_dom.cover(boxes, tile, COVER_CELL).mean())
 
 
 def visible_texts(dom: Dom, tile: Box) -> int:

@@ -1,9 +1,13 @@
 """Regional visual score: do declared high-value regions keep local structure and detail?
 
 Each region is a box in reference pixels (given, or the box of the element its selector
-resolves to in the reference DOM; see :func:`resolve_regions`). Per region::
+resolves to in the reference DOM; see :func:`resolve_regions`). A region's score comes
+from what the candidate's DOM renders there: its readable text, where that text sits,
+and pixels only as far as the candidate's elements paint them with text and CSS rather
+than with an image the reference does not have there. Per region::
 
-    structure = (W_SSIM * ssim + W_COLOUR * colour) * blank_guard
+    pixels    = (W_SSIM * ssim + W_COLOUR * colour) * blank_guard
+    structure = pixels * (1 - foreign_imagery)
     text      = min(1, ratio / thresholds.text_similarity)
     position  = Σ len(anchor) * placed(anchor) / Σ len(anchor)
     combined  = (W_STRUCTURE*structure + W_TEXT*text + W_POSITION*position) / Σ applicable W
@@ -14,19 +18,31 @@ resolves to in the reference DOM; see :func:`resolve_regions`). Per region::
   area-weighted mean |Δ mean RGB| / 255 of ``CELL``-px cells. ``blank_guard`` is
   ``BLANK_GUARD`` when the candidate crop is flat (luma std < ``BLANK_LUMA_STD``) and
   the reference crop is not.
+- ``foreign_imagery``: the share of the box's ``IMAGERY_CELL``-px cells that an image
+  of the candidate touches and no image of the reference does. An image is a painted
+  element with an image-like tag (``img``, ``svg``, ``canvas``...) or a ``url()``
+  background or content (of itself or its ``::before``/``::after``); an ``html`` or
+  ``body`` background counts over the whole page. A screenshot pasted as a background
+  or an ``<img>`` thus earns no pixel credit, however alike the pixels.
 - ``ratio``: difflib ratio, over word and punctuation tokens, of the normalised own
-  text of the elements centred inside the box, in each DOM (never OCR).
-- Anchors are the (at most ``MAX_ANCHORS`` longest) reference text elements inside the
-  box. Each is matched to the candidate element with the same normalised text (the
+  text of the readable elements centred inside the box, in each DOM (never OCR).
+  Readable: painted (not ``visibility: hidden`` or ``opacity: 0``, itself or by an
+  ancestor) with a non-transparent colour; hidden text reads as no text.
+- Anchors are the (at most ``MAX_ANCHORS`` longest) readable reference text elements
+  inside the box. Each is matched to the candidate element with the same normalised text (the
   nearest if several), else the one whose text is most similar by character ratio (at
   least ``text_similarity``; among the ``MAX_FUZZY`` nearest within
-  ``SEARCH_HALF_LIVES`` half-lives beyond the tolerance; ties go to the nearest).
+  ``SEARCH_HALF_LIVES`` half-lives beyond the tolerance; ties go to the nearest), among
+  the candidate's readable elements.
   ``placed`` is 1 within ``position_tolerance_px`` of the reference top-left corner,
   halving every ``POSITION_HALF_LIFE_PX`` beyond it, and 0 when nothing matches.
 - A region whose reference box holds no text scores on structure alone (text and
   position are not applicable and recorded as such).
 
 The score is the region-weight-weighted mean of ``combined``; no regions score 1.
+Blind spots: images painted outside their element's box (a positioned pseudo-element),
+``border-image``, ``mask-image`` and ``list-style-image`` are not seen as images; text
+drawn in a canvas or an SVG is not text.
 """
 
 from __future__ import annotations
@@ -57,7 +73,7 @@ from recon.model.grading import Region, Thresholds
 
 __all__ = ["Regional", "Resolution", "Still", "resolve_regions", "score"]
 
-VERSION = "regional-visual/1"
+VERSION = "regional-visual/2"
 W_STRUCTURE, W_TEXT, W_POSITION = 0.5, 0.25, 0.25
 CELL = 16
 POSITION_HALF_LIFE_PX = 64.0
@@ -66,6 +82,7 @@ MAX_FUZZY = 64
 SEARCH_HALF_LIVES = 12
 """Fuzzy matches are looked for within this many half-lives beyond the tolerance."""
 BAND_ROWS = 256
+IMAGERY_CELL = 8
 
 
 @dataclass(frozen=True)
@@ -97,7 +114,7 @@ def score(
         view = region.viewport
         _check(candidate.get(view), f"candidate still for viewport {view!r}")
         _check(reference.get(view), f"reference still for viewport {view!r}")
-        index = indexes.setdefault(view, _TextIndex(candidate[view].dom))
+        index = indexes.setdefault(view, _TextIndex(_readable(candidate[view].dom)))
         box = resolution.boxes[region.id]
         rows.append(_region(region, box, candidate[view], reference[view], index, thresholds))
     total_weight = sum(r["weight"] for r in rows)
@@ -133,6 +150,8 @@ def _region(
         "box": list(box),
     }
     row |= _structure(cand.image, ref.image, box)
+    row["foreign_imagery"] = foreign_imagery(cand.dom, ref.dom, box)
+    row["structure"] = row["pixels"] * (1.0 - row["foreign_imagery"])
     ref_text = _dom.text_in(ref.dom, box)
     row["has_text"] = bool(ref_text)
     parts = [(W_STRUCTURE, row["structure"])]
@@ -179,8 +198,19 @@ def _structure(cand: np.ndarray, ref: np.ndarray, box: Box) -> dict[str, float]:
         "candidate_luma_std": std[0],
         "reference_luma_std": std[1],
         "blank_guard": guard,
-        "structure": (W_SSIM * ssim + W_COLOUR * colour) * guard,
+        "pixels": (W_SSIM * ssim + W_COLOUR * colour) * guard,
     }
+
+
+def foreign_imagery(cand: Dom, ref: Dom, box: Box) -> float:
+    """Share of ``box``'s cells an image of ``cand`` touches and no image of ``ref`` does."""
+    theirs = _dom.cover(_dom.image_boxes(cand, box), box, IMAGERY_CELL)
+    ours = _dom.cover(_dom.image_boxes(ref, box), box, IMAGERY_CELL)
+    return float((theirs & ~ours).mean())
+
+
+def _readable(dom: Dom) -> list[_dom.Element]:
+    return [e for e in dom if _dom.readable(e)]
 
 
 def _crop(img: np.ndarray, box: Box, r0: int, r1: int) -> np.ndarray:
@@ -246,7 +276,11 @@ class _TextIndex:
 
 
 def _position(ref_dom: Dom, box: Box, index: _TextIndex, th: Thresholds) -> dict[str, float]:
-    anchors = [(_dom.own_text(e), _dom.box_of(e)) for e in ref_dom if _dom.centre_inside(e, box)]
+    anchors = [
+        (_dom.own_text(e), _dom.box_of(e))
+        for e in ref_dom
+        if _dom.readable(e) and _dom.centre_inside(e, box)
+    ]
     anchors = sorted((a for a in anchors if a[0]), key=lambda a: -len(a[0]))[:MAX_ANCHORS]
     credit = weight = offsets = 0.0
     matched = 0

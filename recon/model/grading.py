@@ -3,6 +3,7 @@ workflows, preservation checks, policy rules, thresholds and per-dimension weigh
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal, get_args
 
 from pydantic import Discriminator, Field, Tag, field_validator, model_validator
@@ -53,17 +54,38 @@ class Locator(Strict):
 
 
 Expect = Literal["visible", "hidden", "count", "text", "attribute", "value", "css"]
+ONE_ELEMENT: tuple[str, ...] = ("visible", "text", "attribute", "value", "css")
+"""Expectations that read one element per match, so they say which match(es) they mean."""
+MATCH_PATTERN = r"^(first|any|all|nth=(0|[1-9][0-9]*))$"
+Match = Annotated[str, Field(pattern=MATCH_PATTERN)]
 
 
 class Assertion(Strict):
-    """A locator plus an expectation. ``attribute`` and ``css`` name what they read."""
+    """A locator plus an expectation. ``attribute`` and ``css`` name what they read.
+
+    ``match`` says which of the locator's matches a one-element expectation reads:
+    ``first``, ``any`` (one of them passes), ``all`` (every one passes, and there is at
+    least one) or ``nth=N`` (the N-th in document order, from 0). Left out, it reads the
+    first match, and ``recon validate`` refuses a locator that matches more than one
+    element on the reference (name a match or make the locator unique).
+    """
 
     id: Ident
     locator: Locator
     expect: Expect
     name: str | None = None
     value: str | int | None = None
+    match: Match | None = None
     weight: Weight = 1.0
+
+    @field_validator("match", mode="before")
+    @classmethod
+    def _match_form(cls, value: object) -> object:
+        if value is not None and not (isinstance(value, str) and re.match(MATCH_PATTERN, value)):
+            raise ValueError(
+                f"match is first, any, all or nth=N (N from 0), not {value!r}; use one"
+            )
+        return value
 
     @model_validator(mode="after")
     def _complete(self) -> Assertion:
@@ -78,6 +100,11 @@ class Assertion(Strict):
         if isinstance(self.value, int) and not 0 <= self.value <= MAX_COUNT:
             raise ValueError(
                 f"value: a count is from 0 to {MAX_COUNT}, not {self.value}; use one in range"
+            )
+        if self.match is not None and self.expect not in ONE_ELEMENT:
+            raise ValueError(
+                f"expect {self.expect} reads every match; `match` goes only with "
+                f"{', '.join(ONE_ELEMENT)}; remove it"
             )
         return self
 

@@ -1,35 +1,41 @@
-"""Sealed checks, evaluated from the playwright side: assertions and workflows.
+"""Sealed checks, evaluated from the harness's side: assertions and workflows.
 
-Elements are found with playwright locators (accessible role and name, label, text, test
-id, css), which playwright resolves in its own isolated world; values are read by
-playwright too (inner text, attributes, input values, bounding boxes). The one reading
-that needs a script, a computed CSS property, runs in the harness's isolated world
-(:class:`recon.render.snapshot.IsolatedWorld`) on the element found at the centre of the
-locator's box. No check definition is ever injected into the page, and a page that
-overrides DOM APIs (``document.querySelector``, ``getBoundingClientRect``,
-``getComputedStyle``, ``fetch``...) cannot change an outcome. A check that fails or
-times out is a failed result, never an exception.
+Elements are found by the one locator engine (:mod:`recon.render.locate`: chromium's
+computed roles and names, labels, texts, test ids, css) and every reading is taken from
+the matched element itself, in the harness's isolated world: its computed style, its
+visibility (its own box, and ``display``/``visibility``/``opacity`` of it and its
+ancestors), its inner text, attribute or input value. Where the element lies does not
+matter: one wider than the viewport, or scrolled out of it, is read all the same. No
+check definition is ever injected into the page, and a page that overrides DOM APIs
+(``document.querySelector``, ``getBoundingClientRect``, ``getComputedStyle``...) cannot
+change an outcome. A check that fails is a failed result, never an exception.
+
+Which match a one-element expectation (visible, text, attribute, value, css) reads is
+the assertion's ``match``: the first (the default), ``any``, ``all`` or ``nth=N``.
+``hidden`` passes when no match is visible; ``count`` counts the matches. The page has
+settled (load, quiet network, fonts) and its clock is paused, so a check reads at once:
+waiting could only cost time.
 
 A workflow replays its steps in one page; at each checkpoint its assertions are
 evaluated and a viewport screenshot is kept; a ``preserve`` checkpoint is then reloaded
 (or navigated to ``navigate_to``) and evaluated again. Rows are keyed by
-:func:`recon.grade.workflow.key`. A failed step ends the workflow: later checkpoints get
+:func:`recon.model.grading.checkpoint_key`. A failed step ends the workflow: later checkpoints get
 no rows (the grade counts them as not reached).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
-from playwright.sync_api import Browser, Locator, Page
+from playwright.sync_api import Browser, Page
 from playwright.sync_api import Error as PlaywrightError
-from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from recon.model.grading import Assertion, Checkpoint, Step, Workflow, checkpoint_key
 from recon.model.grading import Locator as Spec
+from recon.render.locate import VISIBLE_JS, Found, Locate
 from recon.render.page import (
     Reader,
     Session,
@@ -40,19 +46,26 @@ from recon.render.page import (
     open_page,
     settle_step,
 )
-from recon.render.steps import locate as locate_public
+from recon.render.steps import NoTarget, reason, target, wait_visible
 
 SETTLE_MS = 5000
 TIMEOUT_MS = 10_000
-"""Per action or reading on an element that exists. Generous on purpose: a missing element
-fails at once (the page has settled), so the timeout only guards a busy machine."""
+"""Per action on an element that exists, and for a ``wait_for`` step. Generous on purpose:
+a missing element fails at once (the page has settled), so the timeout only guards a
+busy machine."""
+OBSERVED_LIMIT = 200
 
 
 @dataclass(frozen=True)
 class CheckResult:
+    """One assertion's outcome; ``matches`` counts the locator's matches, ``ambiguous``
+    names them when the assertion gives no ``match`` and there are several."""
+
     id: str
     passed: bool
     observed: str
+    matches: int = 0
+    ambiguous: tuple[str, ...] = ()
 
     def row(self) -> dict[str, Any]:
         return {"id": self.id, "passed": self.passed, "observed": self.observed}
@@ -60,12 +73,14 @@ class CheckResult:
 
 @dataclass
 class WorkflowRun:
-    """Rows per checkpoint key, the viewport PNG at each checkpoint, and what went wrong."""
+    """Rows per checkpoint key, the viewport PNG at each checkpoint, and what went wrong;
+    ``results`` keeps each checkpoint's full :class:`CheckResult` list."""
 
     rows: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     screenshots: dict[str, bytes] = field(default_factory=dict)
     failure: str | None = None
     page_failures: list[str] = field(default_factory=list)
+    results: dict[str, list[CheckResult]] = field(default_factory=dict)
 
 
 def run_checks(
@@ -117,14 +132,14 @@ def _checkpoint(
     timeout_ms: int,
 ) -> None:
     here = checkpoint_key(workflow.id, cp.id)
-    run.rows[here] = [check(session, a, timeout_ms).row() for a in cp.assertions]
+    run.results[here] = [check(session, a, timeout_ms) for a in cp.assertions]
     run.screenshots[here] = _screenshot(session)
-    if cp.preserve is None:
-        return
-    route = workflow.route if cp.preserve == "reload" else str(cp.navigate_to)
-    load(session, route, settle_ms)
-    again = checkpoint_key(workflow.id, cp.id, preserved=True)
-    run.rows[again] = [check(session, a, timeout_ms).row() for a in cp.assertions]
+    if cp.preserve is not None:
+        route = workflow.route if cp.preserve == "reload" else str(cp.navigate_to)
+        load(session, route, settle_ms)
+        again = checkpoint_key(workflow.id, cp.id, preserved=True)
+        run.results[again] = [check(session, a, timeout_ms) for a in cp.assertions]
+    run.rows = {k: [r.row() for r in results] for k, results in run.results.items()}
 
 
 def _screenshot(session: Session) -> bytes:
@@ -138,7 +153,6 @@ def _screenshot(session: Session) -> bytes:
 
 def _step(session: Session, step: Step, route: str, settle_ms: int, timeout_ms: int) -> str | None:
     """Apply one workflow step and let the page settle; the failure, if any, as text."""
-    page = session.page
     try:
         if step.action == "goto":
             load(session, str(step.value), settle_ms)
@@ -146,46 +160,45 @@ def _step(session: Session, step: Step, route: str, settle_ms: int, timeout_ms: 
         if step.action == "reload":
             load(session, route, settle_ms)
             return None
-        if step.locator is not None and locate(page, step.locator).count() == 0:
-            return "no matching element"
-        _ACTIONS[step.action](page, step, timeout_ms)
-    except PlaywrightError as exc:
-        return first_line(exc)
+        locate = Locate(session.cdp, session.world)
+        _ACTIONS[step.action](session.page, locate, step, timeout_ms)
+    except (PlaywrightError, NoTarget) as exc:
+        return reason(exc)
     settle_step(session, timeout_ms)
     return None
 
 
-def _click(page: Page, step: Step, timeout_ms: int) -> None:
-    locate(page, _spec(step)).click(timeout=timeout_ms)
+def _click(page: Page, locate: Locate, step: Step, timeout_ms: int) -> None:
+    target(page, locate, _spec(step)).click(timeout=timeout_ms)
 
 
-def _fill(page: Page, step: Step, timeout_ms: int) -> None:
-    locate(page, _spec(step)).fill(step.value or "", timeout=timeout_ms)
+def _fill(page: Page, locate: Locate, step: Step, timeout_ms: int) -> None:
+    target(page, locate, _spec(step)).fill(step.value or "", timeout=timeout_ms)
 
 
-def _press(page: Page, step: Step, timeout_ms: int) -> None:
+def _press(page: Page, locate: Locate, step: Step, timeout_ms: int) -> None:
     if step.locator is not None:
-        locate(page, step.locator).press(step.value or "", timeout=timeout_ms)
+        target(page, locate, step.locator).press(step.value or "", timeout=timeout_ms)
     else:
         page.keyboard.press(step.value or "")
 
 
-def _hover(page: Page, step: Step, timeout_ms: int) -> None:
-    locate(page, _spec(step)).hover(timeout=timeout_ms)
+def _hover(page: Page, locate: Locate, step: Step, timeout_ms: int) -> None:
+    target(page, locate, _spec(step)).hover(timeout=timeout_ms)
 
 
-def _scroll(page: Page, step: Step, timeout_ms: int) -> None:
+def _scroll(page: Page, locate: Locate, step: Step, timeout_ms: int) -> None:
     if step.locator is not None:
-        locate(page, step.locator).scroll_into_view_if_needed(timeout=timeout_ms)
+        target(page, locate, step.locator).scroll_into_view_if_needed(timeout=timeout_ms)
     else:
         page.mouse.wheel(0, float(step.value or 0))
 
 
-def _wait_for(page: Page, step: Step, timeout_ms: int) -> None:
-    locate(page, _spec(step)).first.wait_for(state="visible", timeout=timeout_ms)
+def _wait_for(page: Page, locate: Locate, step: Step, timeout_ms: int) -> None:
+    wait_visible(page, locate, _spec(step), timeout_ms)
 
 
-_ACTIONS: dict[str, Callable[[Page, Step, int], None]] = {
+_ACTIONS: dict[str, Callable[[Page, Locate, Step, int], None]] = {
     "click": _click,
     "fill": _fill,
     "press": _press,
@@ -200,94 +213,93 @@ def _spec(step: Step) -> Spec:
     return step.locator
 
 
-def locate(page: Page, spec: Spec) -> Locator:
-    """The playwright locator of a sealed locator; names and texts match exactly (after
-    whitespace normalisation), as the contract's steps do."""
-    if spec.css is not None:
-        return page.locator(spec.css)
-    return locate_public(page, cast(Any, spec))  # the same fields as a contract locator
+# --- assertions ------------------------------------------------------------------------
 
 
 def check(session: Session, assertion: Assertion, timeout_ms: int = TIMEOUT_MS) -> CheckResult:
-    """Evaluate one assertion in the session's current page."""
+    """Evaluate one assertion in the session's current page (``timeout_ms`` is unused: a
+    settled page with a paused clock is read at once)."""
+    locate = Locate(session.cdp, session.world)
+    count = 0
+    ambiguous: tuple[str, ...] = ()
     try:
-        locator = locate(session.page, assertion.locator)
-        if assertion.expect not in ("count", "hidden") and locator.count() == 0:
-            # The page has settled (load, quiet network, fonts): waiting would only cost time.
-            return CheckResult(assertion.id, False, "no matching element")
-        passed, observed = _EXPECT[assertion.expect](session, locator, assertion, timeout_ms)
-    except PlaywrightTimeoutError:
-        passed, observed = False, f"timeout after {timeout_ms} ms"
+        with guard(session):
+            found = locate.find(assertion.locator)
+            count = found.count
+            if assertion.match is None and count > 1 and assertion.expect in _READERS:
+                ambiguous = tuple(found.describe())
+            passed, observed = _evaluate(found, assertion)
     except PlaywrightError as exc:
         passed, observed = False, f"error: {first_line(exc)}"
-    return CheckResult(assertion.id, passed, observed[:200])
+    finally:
+        with suppress(PlaywrightError):
+            locate.release()
+    return CheckResult(assertion.id, passed, observed[:OBSERVED_LIMIT], count, ambiguous)
 
 
-def _visible(_s: Session, loc: Locator, _a: Assertion, timeout_ms: int) -> tuple[bool, str]:
-    loc.first.wait_for(state="visible", timeout=timeout_ms)
-    return True, "visible"
+def _evaluate(found: Found, a: Assertion) -> tuple[bool, str]:
+    if a.expect == "count":
+        return found.count == int(a.value or 0), str(found.count)
+    if a.expect == "hidden":
+        shown = sum(bool(v) for v in found.read(VISIBLE_JS, list(range(found.count))))
+        return shown == 0, "hidden" if shown == 0 else f"{shown} visible"
+    if found.count == 0:
+        return False, "no matching element"
+    indexes = _chosen(a.match, found.count)
+    if not indexes:
+        return False, f"no match {a.match} (only {found.count})"
+    script, judge = _READERS[a.expect]
+    outcomes = [judge(a, v) for v in found.read(script, indexes, a.name)]
+    observed = " | ".join(o for _, o in outcomes)
+    if a.match == "any":
+        return any(p for p, _ in outcomes), observed
+    return all(p for p, _ in outcomes), observed
 
 
-def _hidden(_s: Session, loc: Locator, _a: Assertion, _timeout_ms: int) -> tuple[bool, str]:
-    shown = sum(1 for i in range(loc.count()) if loc.nth(i).is_visible())
-    return shown == 0, "hidden" if shown == 0 else f"{shown} visible"
+def _chosen(match: str | None, count: int) -> list[int]:
+    """The match indexes an expectation reads (empty when ``nth=N`` is out of range)."""
+    if match in ("any", "all"):
+        return list(range(count))
+    nth = int(match.removeprefix("nth=")) if match and match.startswith("nth=") else 0
+    return [nth] if nth < count else []
 
 
-def _count(_s: Session, loc: Locator, a: Assertion, _timeout_ms: int) -> tuple[bool, str]:
-    found = loc.count()
-    return found == int(cast(int, a.value)), str(found)
+def _same(got: str, want: object) -> bool:
+    return " ".join(got.split()) == " ".join(str(want).split())
 
 
-def _text(_s: Session, loc: Locator, a: Assertion, timeout_ms: int) -> tuple[bool, str]:
-    text = " ".join(loc.first.inner_text(timeout=timeout_ms).split())
+def _visible(_a: Assertion, got: Any) -> tuple[bool, str]:
+    return bool(got), "visible" if got else "not visible"
+
+
+def _text(a: Assertion, got: Any) -> tuple[bool, str]:
+    text = " ".join(str(got or "").split())
     return " ".join(str(a.value).split()) in text, text
 
 
-def _attribute(_s: Session, loc: Locator, a: Assertion, timeout_ms: int) -> tuple[bool, str]:
-    got = loc.first.get_attribute(str(a.name), timeout=timeout_ms)
-    return got == str(a.value), "absent" if got is None else got
+def _attribute(a: Assertion, got: Any) -> tuple[bool, str]:
+    return got == str(a.value), "absent" if got is None else str(got)
 
 
-def _value(_s: Session, loc: Locator, a: Assertion, timeout_ms: int) -> tuple[bool, str]:
-    got = loc.first.input_value(timeout=timeout_ms)
-    return got == str(a.value), got
-
-
-def _css(session: Session, loc: Locator, a: Assertion, timeout_ms: int) -> tuple[bool, str]:
-    first = loc.first
-    first.scroll_into_view_if_needed(timeout=timeout_ms)
-    box = first.bounding_box(timeout=timeout_ms)
-    if box is None:
-        return False, "no box"
-    args = json.dumps([box["x"], box["y"], box["width"], box["height"], str(a.name)])
-    with guard(session):
-        got = session.world.evaluate(f"({_CSS_JS})(...{args})")
+def _value(a: Assertion, got: Any) -> tuple[bool, str]:
     if got is None:
-        return False, "no element at its box"
-    return " ".join(str(got).split()) == " ".join(str(a.value).split()), str(got)
+        return False, "not an input, textarea or select element"
+    return got == str(a.value), str(got)
 
 
-_EXPECT: dict[str, Callable[[Session, Locator, Assertion, int], tuple[bool, str]]] = {
-    "visible": _visible,
-    "hidden": _hidden,
-    "count": _count,
-    "text": _text,
-    "attribute": _attribute,
-    "value": _value,
-    "css": _css,
+def _css(a: Assertion, got: Any) -> tuple[bool, str]:
+    return _same(str(got), a.value), str(got)
+
+
+# Per one-element expectation: what is read from a match (in the isolated world, with the
+# assertion's ``name`` as second argument) and how it is judged.
+_READERS: dict[str, tuple[str, Callable[[Assertion, Any], tuple[bool, str]]]] = {
+    "visible": (VISIBLE_JS, _visible),
+    "text": ("(el) => el.innerText ?? el.textContent", _text),
+    "attribute": ("(el, name) => el.getAttribute(name)", _attribute),
+    "value": (
+        "(el) => ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName) ? el.value : null",
+        _value,
+    ),
+    "css": ("(el, name) => getComputedStyle(el).getPropertyValue(name)", _css),
 }
-
-# In the isolated world: the element at the box's centre, then up to the one whose box is
-# the locator's box (the element itself, not a child painted over it), and its property.
-_CSS_JS = """(x, y, w, h, prop) => {
-  let el = document.elementFromPoint(x + w / 2, y + h / 2);
-  const near = (a, b) => Math.abs(a - b) < 1;
-  while (el) {
-    const r = el.getBoundingClientRect();
-    if (near(r.x, x) && near(r.y, y) && near(r.width, w) && near(r.height, h)) {
-      return getComputedStyle(el).getPropertyValue(prop);
-    }
-    el = el.parentElement;
-  }
-  return null;
-}"""

@@ -5,8 +5,8 @@ The snapshot script runs through the DevTools protocol in a world of its own
 page that overrides ``document.querySelectorAll``, ``Element.prototype.getBoundingClientRect``
 or ``window.getComputedStyle`` changes only its own world's copies, never the snapshot.
 
-One entry per visible element, in document order: ``{tag, role, name, text, box,
-color, background, font}`` (see ``recon.grade._dom``).
+One entry per element with a box, in document order: ``{tag, role, name, text, box,
+color, background, font, painted, image}`` (see ``recon.grade._dom``).
 
 ``role`` and ``name`` are chromium's computed accessible role and name (the accessibility
 tree of ``Accessibility.getFullAXTree``: ``heading``, ``button``, ``textbox`` named by
@@ -156,6 +156,9 @@ _DOM_JS = """(limit) => {
       color: cs.color,
       background: cs.backgroundColor,
       font: {family: cs.fontFamily, size: cs.fontSize, weight: cs.fontWeight},
+      painted: el.checkVisibility({opacityProperty: true, visibilityProperty: true}),
+      image: [cs, getComputedStyle(el, '::before'), getComputedStyle(el, '::after')]
+        .some((s) => /url\\(/.test(s.backgroundImage + s.content)),
     });
   }
   return out;

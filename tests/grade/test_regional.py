@@ -169,3 +169,51 @@ def test_box_regions_and_colour_from_dom() -> None:
     by_box = [Region(id="hero", box=(0, 100, 640, 280))]
     dom = recoloured(REF_DOM, "section", NAVY)
     assert grade(dom, regions=by_box).score == row(grade(dom), "hero")["combined"]
+
+
+# What the candidate's DOM renders, not whatever pixels are there (issue 11) -----------
+
+
+def _pasted(dom: list[dict], **change: object) -> list[dict]:
+    """The reference's pixels, but every element hidden and ``html`` painting an image."""
+    out = [e | {"painted": False} for e in dom]
+    return [e | change if e["tag"] == "html" else e for e in out]
+
+
+def test_a_screenshot_pasted_as_a_background_earns_nothing() -> None:
+    cheat = _pasted(REF_DOM, painted=True, image=True)
+    result = score(REGIONS, {"desktop": Still(draw(REF_DOM), cheat)}, REF, TH)
+    assert result.score == 0.0
+    for r in result.rows:
+        assert r["pixels"] == 1.0  # the pixels are the reference's...
+        assert r["foreign_imagery"] == 1.0 and r["structure"] == 0.0  # ...painted by an image
+        if r["has_text"]:
+            assert r["text"] == 0.0 and r["position"] == 0.0  # and its text is hidden
+
+
+def test_an_img_over_visible_text_loses_the_pixels_only_where_it_lies() -> None:
+    hero = (0, 100, 640, 280)
+    cheat = [*REF_DOM, el("img", hero)]
+    result = score(REGIONS, {"desktop": Still(draw(REF_DOM), cheat)}, REF, TH)
+    assert row(result, "hero")["foreign_imagery"] == 1.0
+    assert row(result, "hero")["combined"] == 0.5  # text and position kept, pixels lost
+    assert row(result, "header")["foreign_imagery"] == 0.0
+    assert row(result, "header")["combined"] == 1.0
+
+
+def test_an_image_the_reference_has_there_costs_nothing() -> None:
+    photo = el("img", (0, 410, 640, 220))
+    ref_dom = [*REF_DOM, photo]
+    ref = {"desktop": Still(draw(ref_dom), ref_dom)}
+    moved = [*REF_DOM, el("div", (0, 410, 640, 220)) | {"image": True}]  # a CSS background
+    result = score(REGIONS, {"desktop": Still(draw(ref_dom), moved)}, ref, TH)
+    assert row(result, "cards")["foreign_imagery"] == 0.0
+    assert result.score == 1.0
+
+
+def test_hidden_or_transparent_text_reads_as_no_text() -> None:
+    hidden = [e | {"painted": False} if e["tag"] == "h2" else e for e in REF_DOM]
+    clear = [e | {"color": "rgba(0, 0, 0, 0)"} if e["tag"] == "h2" else e for e in REF_DOM]
+    for dom in (hidden, clear):
+        hero = row(score(REGIONS, {"desktop": Still(draw(REF_DOM), dom)}, REF, TH), "hero")
+        assert hero["text"] < 1.0 and hero["anchors_matched"] == hero["anchors"] - 1

@@ -198,3 +198,102 @@ def test_workflow_results_ignore_page_overrides(browser: Browser) -> None:
                          + COUNTER % "true"}), FLOW, VIEWPORT
     )  # fmt: skip
     assert hostile.rows == plain.rows
+
+
+# Real-page shapes that broke centre-point probes (issue 11) --------------------------
+
+MOBILE = Viewport("mobile", 390, 844)
+
+WIDE = """<!doctype html><meta charset="utf-8">
+<style>
+  body { margin: 0 }
+  .bar { width: 794px; height: 48px; background-color: rgb(20, 40, 60) }
+  .bar nav { width: 100%; height: 100% }
+  .toolbar { color: rgb(200, 10, 10) }
+</style>
+<div class="bar" data-testid="bar"><nav aria-label="Top"><a href="/">Home</a></nav></div>
+<div class="toolbar" data-testid="toolbar" style="position: relative; left: 500px">Far</div>
+<p hidden>On sale</p><p style="visibility: hidden">On sale</p><p>On sale</p>
+"""
+
+
+def test_a_bar_wider_than_the_viewport_is_read_from_the_element_itself(browser: Browser) -> None:
+    checks = [
+        a("bg", {"test_id": "bar"}, "css", "rgb(20, 40, 60)", name="background-color"),
+        a("width", {"test_id": "bar"}, "css", "794px", name="width"),
+        a("shown", {"test_id": "bar"}, "visible"),
+        a("outside", {"test_id": "toolbar"}, "css", "rgb(200, 10, 10)", name="color"),
+        a("outside-shown", {"test_id": "toolbar"}, "visible"),
+    ]
+    results = run_checks(browser, reader({"index.html": WIDE}), "/", MOBILE, checks)
+    assert [(r.id, r.passed, r.observed) for r in results] == [
+        ("bg", True, "rgb(20, 40, 60)"),
+        ("width", True, "794px"),
+        ("shown", True, "visible"),
+        ("outside", True, "rgb(200, 10, 10)"),
+        ("outside-shown", True, "visible"),
+    ]
+
+
+def test_the_matched_element_is_read_not_an_inner_child_with_the_same_box(
+    browser: Browser,
+) -> None:
+    checks = [
+        a("outer", {"test_id": "bar"}, "css", "rgb(20, 40, 60)", name="background-color"),
+        a("inner", {"role": "navigation", "name": "Top"}, "css", "x", name="background-color"),
+    ]
+    results = run_checks(browser, reader({"index.html": WIDE}), "/", MOBILE, checks)
+    assert [(r.passed, r.observed) for r in results] == [
+        (True, "rgb(20, 40, 60)"),
+        (False, "rgba(0, 0, 0, 0)"),  # the nav's own, transparent background
+    ]
+
+
+def test_a_hidden_first_match_followed_by_a_visible_one(browser: Browser) -> None:
+    text = {"text": "On sale"}
+    checks = [
+        a("default", text, "visible"),
+        a("any", text, "visible", match="any"),
+        a("all", text, "visible", match="all"),
+        a("third", text, "visible", match="nth=2"),
+        a("second", text, "visible", match="nth=1"),
+        a("fourth", text, "visible", match="nth=3"),
+        a("none-shown", text, "hidden"),
+        a("three", text, "count", 3),
+    ]
+    results = {
+        r.id: r for r in run_checks(browser, reader({"index.html": WIDE}), "/", MOBILE, checks)
+    }
+    assert {k: (r.passed, r.observed) for k, r in results.items()} == {
+        "default": (False, "not visible"),  # the first match, at once: no 10 s wait
+        "any": (True, "not visible | not visible | visible"),
+        "all": (False, "not visible | not visible | visible"),
+        "third": (True, "visible"),
+        "second": (False, "not visible"),
+        "fourth": (False, "no match nth=3 (only 3)"),
+        "none-shown": (False, "1 visible"),
+        "three": (True, "3"),
+    }
+    assert all(r.matches == 3 for r in results.values())
+    assert results["default"].ambiguous == (
+        '<p> "On sale" at 0,0 0x0',
+        '<p> "On sale" at 0,82 390x18',
+        '<p> "On sale" at 0,116 390x18',
+    )
+    assert results["any"].ambiguous == () and results["three"].ambiguous == ()
+
+
+def test_visibility_is_the_element_s_and_its_ancestors_not_its_opacity(browser: Browser) -> None:
+    page = """<!doctype html><meta charset="utf-8">
+    <input type="checkbox" aria-label="Done" style="opacity: 0">
+    <div style="visibility: hidden"><span>Ghost</span></div>
+    <div style="display: none"><span>Gone</span></div>
+    <div style="display: contents"><span>Here</span></div>"""
+    checks = [
+        a("styled-checkbox", {"role": "checkbox", "name": "Done"}, "visible"),
+        a("ghost", {"text": "Ghost"}, "hidden"),
+        a("gone", {"text": "Gone"}, "hidden"),
+        a("contents", {"css": "div[style*=contents]"}, "visible"),
+    ]
+    results = run_checks(browser, reader({"index.html": page}), "/", MOBILE, checks)
+    assert [(r.id, r.passed) for r in results] == [(c.id, True) for c in checks]

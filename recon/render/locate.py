@@ -1,0 +1,278 @@
+"""The one locator engine: how every sealed check, workflow step and contract step finds
+its elements in a live page.
+
+A locator is one of ``{role[, name]}``, ``{label}``, ``{text}``, ``{test_id}`` or (sealed
+checks only) ``{css}``. Matches are every element of the main frame's document that the
+locator names, in document order; nothing is ever "the element at a point".
+
+- ``role`` (and ``name``): chromium's computed accessible role, and its computed name
+  compared exactly after whitespace collapsing. The role names are chromium's, the
+  ones the DOM snapshot records and region selectors use (``recon.grade._selectors``
+  lists them): ``image`` not ``img``, ``generic`` for ``div``, ``LabelText`` for
+  ``<label>``. Nodes the accessibility tree ignores (``aria-hidden``, ``visibility:
+  hidden``) or leaves out (``display: none``) are not matched, as playwright's
+  ``get_by_role`` would not.
+- ``label``: elements whose computed accessible name is ``label`` and comes from a label
+  (``<label for>``, a wrapping ``<label>``, ``aria-labelledby`` or ``aria-label``), not
+  from their content, title or placeholder.
+- ``text``: the innermost elements whose whole text (``textContent`` outside ``<head>``,
+  scripts, styles and templates, whitespace collapsed) equals ``text`` exactly: for
+  ``<p><b>0</b> items left</p>`` the ``p``; a hidden copy matches too.
+- ``test_id``: ``data-testid`` equal to the value. ``css``: ``querySelectorAll``.
+
+Roles and names come from ``Accessibility.getFullAXTree`` and everything else runs in
+the harness's isolated world (:class:`recon.render.snapshot.IsolatedWorld`), so page
+script can neither fake a match nor the values read from one. The matches stay in that
+world as an array; :meth:`Found.read` runs a function on chosen matches there.
+Actions (click, fill...) need a playwright locator: :meth:`Found.path` gives a match's
+structural CSS path (``html > body:nth-of-type(1) > ...``) for that.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from playwright.sync_api import CDPSession
+from playwright.sync_api import Error as PlaywrightError
+
+from recon.render.snapshot import IsolatedWorld
+
+GROUP = "recon-locate"
+LABEL_ATTRIBUTES = frozenset({"aria-label", "aria-labelledby"})
+LABEL_ELEMENTS = frozenset({"label", "labelfor", "labelwrapped"})
+SHOWN = 5
+"""Matches named when a locator is ambiguous."""
+
+
+class Spec(Protocol):
+    """A sealed or contract locator (``recon.model``); ``css`` is optional."""
+
+    @property
+    def role(self) -> str | None: ...
+    @property
+    def name(self) -> str | None: ...
+    @property
+    def label(self) -> str | None: ...
+    @property
+    def text(self) -> str | None: ...
+    @property
+    def test_id(self) -> str | None: ...
+
+
+def normalise(text: str) -> str:
+    """Whitespace collapsed and trimmed, zero-width spaces dropped (as the page side does)."""
+    return " ".join(text.replace("\u200b", "").split())
+
+
+def shown(spec: Spec) -> str:
+    """``{role: button, name: Buy}``: a locator as a message names it."""
+    given = {k: getattr(spec, k, None) for k in ("role", "name", "label", "text", "test_id", "css")}
+    return "{" + ", ".join(f"{k}: {v}" for k, v in given.items() if v is not None) + "}"
+
+
+@dataclass(frozen=True)
+class Found:
+    """The elements a locator matched, in document order, held in the isolated world."""
+
+    cdp: CDPSession
+    array: str  # the isolated world's object id of the Array of matches
+    count: int
+
+    def read(self, function: str, indexes: list[int], *args: Any) -> list[Any]:
+        """``function(element, ...args)`` on the matches at ``indexes``, as JSON values."""
+        body = f"function (indexes, ...args) {{ const f = {function}; "
+        body += "return indexes.map((i) => f(this[i], ...args)); }"
+        values = [{"value": indexes}, *({"value": a} for a in args)]
+        return list(_call(self.cdp, self.array, body, values))
+
+    def describe(self, limit: int = SHOWN) -> list[str]:
+        """How a message names the first ``limit`` matches: ``<p> "Hello" at 8,16 784x18``."""
+        return [str(d) for d in self.read(_DESCRIBE_JS, list(range(min(limit, self.count))))]
+
+    def path(self, index: int) -> str | None:
+        """A CSS path that names this match alone, or None inside a shadow root."""
+        value = self.read(_PATH_JS, [index])[0]
+        return None if value is None else str(value)
+
+
+class Locate:
+    """Finds locators' matches in the current document of one page."""
+
+    def __init__(self, cdp: CDPSession, world: IsolatedWorld) -> None:
+        self.cdp = cdp
+        self.world = world
+
+    def find(self, spec: Spec) -> Found:
+        self.world.evaluate("0")  # (re)creates the world after a navigation
+        context = self.world.context
+        assert context is not None, "evaluate() makes the isolated world"
+        if spec.role is not None or spec.label is not None:
+            array = self._from_tree(context, _tree_matches(self.cdp, spec))
+        else:
+            array = _evaluate(self.cdp, context, f"({_QUERY_JS})({json.dumps(_query(spec))})")
+        count = int(_call(self.cdp, array, "function () { return this.length; }", []))
+        return Found(self.cdp, array, count)
+
+    def release(self) -> None:
+        """Let the page collect the matches held so far."""
+        self.cdp.send("Runtime.releaseObjectGroup", {"objectGroup": GROUP})
+
+    def _from_tree(self, context: int, backend_ids: list[int]) -> str:
+        objects = []
+        for backend in backend_ids:
+            try:
+                node = self.cdp.send(
+                    "DOM.resolveNode",
+                    {"backendNodeId": backend, "executionContextId": context, "objectGroup": GROUP},
+                )
+            except PlaywrightError:  # gone since the tree was read: not a match any more
+                continue
+            objects.append({"objectId": node["object"]["objectId"]})
+        reply = self.cdp.send(
+            "Runtime.callFunctionOn",
+            {
+                "functionDeclaration": _ORDER_JS,
+                "executionContextId": context,
+                "arguments": objects,
+                "objectGroup": GROUP,
+            },
+        )
+        return _object_id(reply)
+
+
+def _query(spec: Spec) -> dict[str, str | None]:
+    css = getattr(spec, "css", None)
+    return {"css": css, "test_id": spec.test_id, "text": None if spec.text is None else spec.text}
+
+
+def _tree_matches(cdp: CDPSession, spec: Spec) -> list[int]:
+    """Backend node ids of the accessibility tree's nodes matching a role or label locator."""
+    wanted = normalise((spec.name if spec.role is not None else spec.label) or "")
+    found: list[int] = []
+    for node in cdp.send("Accessibility.getFullAXTree")["nodes"]:
+        backend = node.get("backendDOMNodeId")
+        if backend is None or node.get("ignored") or backend in found:
+            continue
+        name = node.get("name") or {}
+        text = normalise(str(name.get("value") or ""))
+        if spec.role is not None:
+            role = str((node.get("role") or {}).get("value") or "")
+            if role == spec.role and (spec.name is None or text == wanted):
+                found.append(int(backend))
+        elif text == wanted and _named_by_label(name):
+            found.append(int(backend))
+    return found
+
+
+def _named_by_label(name: dict[str, Any]) -> bool:
+    """Whether the name's effective source (the first with a value, not superseded) is a
+    label: ``aria-label``, ``aria-labelledby`` or a ``<label>``."""
+    for source in name.get("sources", ()):
+        if "value" in source and not source.get("superseded"):
+            return (
+                source.get("attribute") in LABEL_ATTRIBUTES
+                or source.get("nativeSource") in LABEL_ELEMENTS
+            )
+    return False
+
+
+def _evaluate(cdp: CDPSession, context: int, expression: str) -> str:
+    reply = cdp.send(
+        "Runtime.evaluate",
+        {"expression": expression, "contextId": context, "objectGroup": GROUP},
+    )
+    return _object_id(reply)
+
+
+def _call(cdp: CDPSession, object_id: str, function: str, arguments: list[Any]) -> Any:
+    reply = cdp.send(
+        "Runtime.callFunctionOn",
+        {
+            "functionDeclaration": function,
+            "objectId": object_id,
+            "arguments": arguments,
+            "returnByValue": True,
+        },
+    )
+    _raise_exception(reply)
+    return reply["result"].get("value")
+
+
+def _object_id(reply: dict[str, Any]) -> str:
+    _raise_exception(reply)
+    return str(reply["result"]["objectId"])
+
+
+def _raise_exception(reply: dict[str, Any]) -> None:
+    if "exceptionDetails" in reply:
+        details = reply["exceptionDetails"]
+        text = details.get("exception", {}).get("description") or details.get("text")
+        raise PlaywrightError(str(text).splitlines()[0])
+
+
+# --- in the isolated world ---------------------------------------------------------------
+
+VISIBLE_JS = """(el) => {
+  const shown = (e) => {
+    if (getComputedStyle(e).display === 'contents') return Array.from(e.children).some(shown);
+    const r = e.getBoundingClientRect();
+    return r.width > 0 && r.height > 0 && e.checkVisibility({visibilityProperty: true});
+  };
+  return shown(el);
+}"""
+"""Whether an element is visible, as playwright means it: a non-empty box, and neither it
+nor an ancestor is ``display: none`` (or ``content-visibility: hidden``), and it is not
+``visibility: hidden`` (``display: contents``: any child visible). Opacity does not
+matter: a styled checkbox is often ``opacity: 0`` and still the control. Where it lies
+does not matter either: off screen or wider than the viewport, it is still visible."""
+
+_ORDER_JS = """function (...found) {
+  const out = [...new Set(found)].filter((e) => e instanceof Element);
+  const after = Node.DOCUMENT_POSITION_FOLLOWING;
+  return out.sort((a, b) => (a === b ? 0 : a.compareDocumentPosition(b) & after ? -1 : 1));
+}"""
+
+_QUERY_JS = """(q) => {
+  const all = (s) => Array.from(document.querySelectorAll(s));
+  if (q.css !== null) return all(q.css);
+  if (q.test_id !== null) return all('[data-testid]').filter((e) => e.dataset.testid === q.test_id);
+  const norm = (s) => s.replace(/\\u200b/g, '').replace(/\\s+/g, ' ').trim();
+  const skip = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'HEAD']);
+  const texts = new Map();
+  const text = (el) => {
+    let s = '';
+    for (const n of el.childNodes) {
+      if (n.nodeType === Node.TEXT_NODE) s += n.nodeValue;
+      else if (n.nodeType === Node.ELEMENT_NODE && !skip.has(n.nodeName)) s += text(n);
+    }
+    texts.set(el, s);
+    return s;
+  };
+  text(document.documentElement);
+  const want = norm(q.text);
+  const hit = (el) => texts.has(el) && norm(texts.get(el)) === want;
+  return all('*').filter((el) => hit(el) && !Array.from(el.children).some(hit));
+}"""
+
+_DESCRIBE_JS = """(el) => {
+  const r = el.getBoundingClientRect();
+  const t = (el.textContent || '').replace(/\\s+/g, ' ').trim();
+  const box = [r.x + scrollX, r.y + scrollY, r.width, r.height].map(Math.round);
+  const said = t ? ` "${t.length > 40 ? t.slice(0, 39) + '…' : t}"` : '';
+  return `<${el.localName}>${said} at ${box[0]},${box[1]} ${box[2]}x${box[3]}`;
+}"""
+
+_PATH_JS = """(el) => {
+  const parts = [];
+  for (let e = el; e; e = e.parentElement) {
+    if (e === document.documentElement) return ['html', ...parts].join(' > ');
+    let k = 1;
+    for (let s = e.previousElementSibling; s; s = s.previousElementSibling) {
+      if (s.localName === e.localName) k++;
+    }
+    parts.unshift(`${CSS.escape(e.localName)}:nth-of-type(${k})`);
+  }
+  return null;
+}"""

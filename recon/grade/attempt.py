@@ -10,7 +10,8 @@ A pure function of what the grade cell reads from the store (DESIGN §6):
   viewport.
 - ``responsive``: :mod:`responsive`, per contract viewport: that viewport's global
   visual score at the default state of the first route, overflow against the
-  reference's, and the assertions probed at that viewport as layout checks.
+  reference's, and the assertions probed at that viewport as layout checks, each met
+  when its outcome is the reference's there.
 - ``workflow``: :mod:`workflow` on the probed checkpoints; a ``compare_oracle``
   checkpoint's screenshot is scored with :mod:`global_visual` against the reference's
   screenshot at the same checkpoint.
@@ -211,6 +212,7 @@ def _responsive(
                 layout_passed=passed_by_id(rows),
                 layout_weights=weights,
                 reference_dom=want.dom,
+                reference_passed=passed_by_id(ref.probed.assertions.get(name, ())),
             )
         )
     return results

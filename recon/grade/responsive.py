@@ -5,14 +5,18 @@ Per viewport ``v``::
     overflow_px = max(0, right_edge(candidate) - width - allowance)
     overflow    = 1 if overflow_px <= overflow_tolerance_px
                   else 0.5 ** ((overflow_px - tolerance) / OVERFLOW_HALF_LIFE_PX)
-    layout      = weighted pass rate of the layout assertions probed at v
+    layout      = weighted share of the layout assertions whose outcome at v is the
+                  reference's outcome at v
     v.combined  = (W_VISUAL*visual + W_OVERFLOW*overflow + W_LAYOUT*layout) / Σ applicable W
 
 ``visual`` is given (the global visual score at that viewport). ``right_edge`` is the
 largest ``x + w`` of any element in the DOM snapshot; ``allowance`` is the reference's
 own overflow at that viewport when its DOM is given (off-canvas menus the reference
-also has are not the candidate's fault), else 0. A viewport without layout assertions
-is combined from visual and overflow only.
+also has are not the candidate's fault), else 0. Layout is relative to the reference
+too: an assertion the reference fails at ``v`` is met there by failing it as well (a
+candidate is never penalised for doing what the reference does); without the
+reference's outcomes it is the plain weighted pass rate. A viewport without layout
+assertions is combined from visual and overflow only.
 
 Across viewports::
 
@@ -34,7 +38,7 @@ from recon.grade.functional import pass_rate
 from recon.grade.result import MetricResult
 from recon.model.grading import Thresholds
 
-VERSION = "responsive/1"
+VERSION = "responsive/2"
 W_VISUAL, W_OVERFLOW, W_LAYOUT = 0.5, 0.2, 0.3
 W_MEAN, W_MIN = 0.5, 0.5
 OVERFLOW_HALF_LIFE_PX = 32.0
@@ -51,6 +55,7 @@ class ViewportResult:
     layout_passed: Mapping[str, bool] = field(default_factory=dict)
     layout_weights: Mapping[str, float] = field(default_factory=dict)
     reference_dom: Dom | None = None
+    reference_passed: Mapping[str, bool] | None = None
 
 
 @dataclass(frozen=True)
@@ -98,7 +103,18 @@ def _viewport(v: ViewportResult, th: Thresholds) -> dict[str, Any]:
     }
     parts = [(W_VISUAL, visual), (W_OVERFLOW, overflow)]
     if v.layout_weights:
-        row["layout"] = pass_rate(v.layout_passed, v.layout_weights)
+        row["layout"] = pass_rate(_as_reference(v), v.layout_weights)
         parts.append((W_LAYOUT, row["layout"]))
     row["combined"] = sum(w * x for w, x in parts) / sum(w for w, _ in parts)
     return row
+
+
+def _as_reference(v: ViewportResult) -> Mapping[str, bool]:
+    """Per layout assertion: whether the candidate's outcome is the reference's (a
+    reference without an outcome for it is taken to pass it)."""
+    if v.reference_passed is None:
+        return v.layout_passed
+    return {
+        ident: v.layout_passed.get(ident, False) == v.reference_passed.get(ident, True)
+        for ident in v.layout_weights
+    }

@@ -115,3 +115,21 @@ def test_empty_dom_one_pixel_page_and_no_viewports() -> None:
 def test_deterministic() -> None:
     views = [view("a", 390, 0.37, dom=landing(420)), view("b", 1280, 0.91)]
     assert score(views, TH).score.hex() == score(list(views), TH).score.hex()
+
+
+def test_layout_is_met_by_doing_what_the_reference_does() -> None:
+    """The reference hides its nav at mobile: a candidate that hides it too loses nothing,
+    one that shows it there deviates from the reference."""
+    reference = {"nav-visible": False, "menu-button": True}
+
+    def layout(passed: dict) -> float:
+        v = view("mobile", 390, passed=passed)
+        relative = ViewportResult(**(vars(v) | {"reference_passed": reference}))
+        return float(score([relative], TH).rows[0]["layout"])
+
+    assert layout({"nav-visible": False, "menu-button": True}) == 1.0
+    assert layout({"nav-visible": True, "menu-button": True}) == 0.5
+    assert layout({"menu-button": True}) == 1.0  # no row: not passed, as the reference
+    assert layout({}) == 0.5
+    plain = score([view("mobile", 390, passed={"menu-button": True})], TH)
+    assert plain.rows[0]["layout"] == 0.5  # without reference outcomes: the pass rate

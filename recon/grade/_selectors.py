@@ -1,15 +1,55 @@
-"""Region selectors, answered from a DOM snapshot (which has no ids, classes or CSS).
+"""Region selectors: the one engine that resolves them, answered from a DOM snapshot.
+
+The grader (:func:`resolve_regions`), ``recon validate`` and the curator tools (the
+validity ladder, ``recon.curate.ladder``) all resolve a region's selector here, against
+a snapshot of the rendered reference (``recon.render.snapshot``), so they agree on the
+element by construction. A tool that must act on that element in a live page finds it
+again by its tag and box (:func:`element_of`).
 
 Grammar (one element; ``>> nth=N`` picks the N-th match in document order, default 0)::
 
     selector := [tag | "*"] ["[role=" v "]"] ["[aria-label=" v "]"] [":has-text(" "t" ")"]
                 [" >> nth=" N]
 
-``v`` may be bare, single- or double-quoted. ``:has-text("t")`` matches, like
-playwright's, case-insensitively on normalised text: an element whose own text
-contains ``t``, or whose box contains such an element's box. At least one of tag,
-attribute or text is required. Anything else (``.class``, ``#id``, combinators) is
-reported as a problem: the snapshot cannot answer it, so give a box instead.
+``v`` may be bare, single- or double-quoted. ``[aria-label=v]`` matches the element's
+computed accessible name (an ``aria-label``, a ``<label>``, an ``alt``, its text...).
+``:has-text("t")`` matches, like playwright's, case-insensitively on normalised text:
+an element whose own text contains ``t``, or whose box contains such an element's box
+(box nesting: what the snapshot can see). At least one of tag, attribute or text is
+required. Anything else (``.class``, ``#id``, combinators) is reported as a problem: the
+snapshot cannot answer it, so give a box instead.
+
+Roles are chromium's computed roles (``Accessibility.getFullAXTree``), the same names
+the sealed locators' ``role`` uses (``recon.render.locate``); they are not always ARIA's
+spelling. An element the accessibility tree ignores has role ``""``. For the usual tags:
+
+==================================  ==========================================
+tag                                 chromium's role
+==================================  ==========================================
+``a`` with ``href``                 ``link`` (without ``href``: ``""``)
+``article`` / ``aside`` / ``nav``   ``article`` / ``complementary`` / ``navigation``
+``button``                          ``button``
+``div``, ``pre``, ``summary``       ``generic``
+``section``                         ``region`` when named, else ``generic``
+``header`` / ``footer``             ``banner`` / ``contentinfo`` at top level;
+                                    ``sectionheader`` / ``sectionfooter`` inside a
+                                    ``section``
+``form``                            ``form``
+``h1``–``h6``                       ``heading``
+``img``                             ``image`` (not ARIA's ``img``)
+``input`` / ``textarea``            ``textbox``; ``checkbox``, ``radio``... by type
+``select``                          ``combobox``
+``label``                           ``LabelText``
+``ul``, ``ol``, ``menu`` / ``li``   ``list`` / ``listitem``
+``main`` / ``p`` / ``hr``           ``main`` / ``paragraph`` / ``separator``
+``table``                           ``table``; ``LayoutTable`` without headers
+``canvas`` / ``video`` / ``iframe`` ``Canvas`` / ``Video`` / ``Iframe``
+``figure`` / ``dialog``             ``figure`` / ``dialog``
+``span``, ``b``, ``small``, ``svg`` ``""`` (ignored) unless given a role
+==================================  ==========================================
+
+An explicit ``role="..."`` attribute gives that role. When in doubt, read the ``role``
+of the element in a capture's ``dom.json``.
 """
 
 from __future__ import annotations
@@ -98,26 +138,58 @@ def _resolve(region: Region, dom: Dom) -> tuple[tuple[Box, int] | None, str | No
                 f"({right}x{bottom} px); fix the box"
             )
         return (box, 1), None
+    element, count, problem = find(region, dom)
+    if element is None:
+        return None, problem
+    return (_dom.box_of(element), count), None
+
+
+def find(region: Region, dom: Dom) -> tuple[Element | None, int, str | None]:
+    """The element a selector region names in ``dom``, how many matched, or the problem."""
     selector = region.selector or ""
     query = parse(selector)
     if query is None:
-        return None, (
-            f"selector: {selector!r} uses syntax a DOM snapshot cannot answer "
-            f"(supported: {SUPPORTED}); rewrite it or give a box"
+        return (
+            None,
+            0,
+            (
+                f"selector: {selector!r} uses syntax a DOM snapshot cannot answer "
+                f"(supported: {SUPPORTED}); rewrite it or give a box"
+            ),
         )
     found = select(query, dom)
     if not found:
-        return None, (
-            f"selector: {selector!r} matches nothing in the reference "
-            f"({region.viewport}); fix the selector or give a box"
+        return (
+            None,
+            0,
+            (
+                f"selector: {selector!r} matches nothing in the reference "
+                f"({region.viewport}); fix the selector or give a box"
+            ),
         )
     if len(found) <= query.nth:
-        return None, (
-            f"selector: {selector!r} matches {len(found)} element(s) in the reference "
-            f"({region.viewport}), so nth={query.nth} does not exist; fix the "
-            "selector or give a box"
+        return (
+            None,
+            len(found),
+            (
+                f"selector: {selector!r} matches {len(found)} element(s) in the reference "
+                f"({region.viewport}), so nth={query.nth} does not exist; fix the "
+                "selector or give a box"
+            ),
         )
-    return (_dom.box_of(found[query.nth]), len(found)), None
+    return found[query.nth], len(found), None
+
+
+def element_of(element: Element, dom: Dom) -> tuple[str, Box, int]:
+    """How to find ``element`` of ``dom`` again in the live page it was taken from: its
+    tag, its box, and how many elements with that tag and box come before it."""
+    tag, box = str(element.get("tag")), _dom.box_of(element)
+    before = 0
+    for other in dom:
+        if other is element:
+            return tag, box, before
+        before += other.get("tag") == tag and _dom.box_of(other) == box
+    raise ValueError("the element is not in this snapshot")
 
 
 def parse(selector: str) -> _Query | None:

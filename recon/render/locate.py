@@ -31,13 +31,17 @@ structural CSS path (``html > body:nth-of-type(1) > ...``) for that.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from playwright.sync_api import CDPSession
+from playwright.sync_api import Browser, CDPSession
 from playwright.sync_api import Error as PlaywrightError
 
-from recon.render.snapshot import IsolatedWorld
+from recon.model.grading import Locator
+from recon.render.page import Reader, Viewport, guard, load, open_page
+from recon.render.snapshot import Element, IsolatedWorld, snapshot
 
 GROUP = "recon-locate"
 LABEL_ATTRIBUTES = frozenset({"aria-label", "aria-labelledby"})
@@ -140,6 +144,30 @@ class Locate:
             },
         )
         return _object_id(reply)
+
+
+@contextmanager
+def live_snapshot(
+    browser: Browser, read: Reader, route: str, viewport: Viewport, settle_ms: int = 5000
+) -> Iterator[tuple[list[Element], Locate]]:
+    """``route`` loaded as a capture loads it: its DOM snapshot, and the engine on the live
+    page, to act on an element the snapshot names (:func:`element_path`)."""
+    with open_page(browser, read, viewport) as session:
+        load(session, route, settle_ms)
+        with guard(session):
+            dom, _ = snapshot(session.cdp, session.world.evaluate)
+        yield dom, Locate(session.cdp, session.world)
+
+
+def element_path(
+    locate: Locate, tag: str, box: tuple[int, int, int, int], before: int
+) -> str | None:
+    """The CSS path of the element a snapshot names by tag and box (the one after
+    ``before`` others with the same tag and box), or None when it is not there."""
+    found = locate.find(Locator(css=tag))
+    boxes = found.read(_BOX_JS, list(range(found.count)))
+    hits = [i for i, b in enumerate(boxes) if b is not None and tuple(b) == tuple(box)]
+    return found.path(hits[before]) if len(hits) > before else None
 
 
 def _query(spec: Spec) -> dict[str, str | None]:
@@ -263,6 +291,13 @@ _DESCRIBE_JS = """(el) => {
   const said = t ? ` "${t.length > 40 ? t.slice(0, 39) + '…' : t}"` : '';
   return `<${el.localName}>${said} at ${box[0]},${box[1]} ${box[2]}x${box[3]}`;
 }"""
+
+_BOX_JS = """(el) => {
+  const r = el.getBoundingClientRect();
+  if (r.width <= 0 || r.height <= 0) return null;
+  return [r.x + scrollX, r.y + scrollY, r.width, r.height].map(Math.round);
+}"""
+"""An element's box as the DOM snapshot measures it (None where the snapshot skips it)."""
 
 _PATH_JS = """(el) => {
   const parts = [];

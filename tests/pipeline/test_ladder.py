@@ -1,9 +1,10 @@
 """Issue 5's validity ladder and cheats, graded by a real doit build of each demo case.
 
-Every variant of ``tests/ladder.py`` becomes a native scripted entry that copies its tree
-into the workspace's output; one release per demo case (repeats 1) runs them all next to
-``scripted-faithful``. The grade tables must order the ladder strictly, hit each defect's
-dimension, and flag both cheats as evidence used as imagery.
+Every variant of ``recon.curate.ladder`` becomes a native scripted entry that copies its
+tree into the workspace's output; one release per demo case (repeats 1) runs them all
+next to ``scripted-faithful``. The reference must score exactly 1.0 on every dimension;
+the grade tables must order the ladder strictly, hit each defect's dimension, flag both
+cheats as evidence used as imagery and give neither more than half the regional credit.
 """
 
 from __future__ import annotations
@@ -14,12 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
+from recon.curate import ladder
 from recon.model import Grading, ReleaseDef, load_yaml
-from recon.store import Store
-from tests import ladder
+from recon.model.grading import DIMENSIONS
+from recon.render import open_browser
 from tests.conftest import copy_project, doit
+from tests.pipeline.scripted import copy_entry, grade_table, write_release
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
@@ -36,12 +38,6 @@ TARGETS = {
     "missing": ("functional", "regional_visual"),
     "blank": ("global_visual",),
 }
-COPY_AGENT = """import shutil, sys
-from pathlib import Path
-shutil.copytree(Path(sys.argv[1]), Path(sys.argv[2]) / "site", dirs_exist_ok=True)
-print("turns: 1")
-print("tool_calls: 1")
-"""
 
 
 def _steps(case: str) -> list[str]:
@@ -54,48 +50,14 @@ def _entry_id(case: str, variant: str) -> str:
 
 def _write_entries(project: Path, case: str) -> list[str]:
     grading = load_yaml(Grading, project / "cases" / case / "sealed" / "grading.yaml")
-    trees = ladder.variants(project / "cases" / case, grading)
-    template = yaml.safe_load((project / "entries" / "scripted-starter.yaml").read_text())
-    (project / "entries" / "scripted" / "ladder_copy.py").write_text(COPY_AGENT)
-    ids = []
-    for variant, tree in trees.items():
-        if variant == "faithful" or (variant not in _steps(case) and variant in ladder.LADDER):
-            continue
-        rel = Path("scripted") / "ladder" / case / variant
-        for path, data in tree.items():
-            dest = project / "entries" / rel / path
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            dest.write_bytes(data)
-        entry = dict(template, id=_entry_id(case, variant))
-        entry["model"] = dict(template["model"], name=entry["id"])
-        entry["agent"] = dict(
-            template["agent"],
-            command=[
-                "{python}",
-                "{entry_dir}/scripted/ladder_copy.py",
-                f"{{entry_dir}}/{rel}",
-                "{workspace}",
-            ],
-            files=["scripted/ladder_copy.py", *sorted(f"{rel}/{p}" for p in tree)],
-        )
-        (project / "entries" / f"{entry['id']}.yaml").write_text(yaml.safe_dump(entry))
-        ids.append(entry["id"])
-    return ids
-
-
-def _write_release(project: Path, case: str, entries: list[str]) -> str:
-    release = yaml.safe_load((project / "releases" / "demo.yaml").read_text())
-    release.update(id=f"ladder-{case}", cases=[case], entries=["scripted-faithful", *entries])
-    release["protocol"] = dict(release["protocol"], name=f"ladder-{case}", repeats=1)
-    (project / "releases" / f"ladder-{case}.yaml").write_text(yaml.safe_dump(release))
-    return str(release["id"])
-
-
-def _grade(project: Path, protocol: str, entry: str, case: str) -> dict[str, Any]:
-    pointer = project / "store" / "cells" / "grade" / f"{protocol}.{entry}.{case}.0.json"
-    outputs = json.loads(pointer.read_text())["outputs"]
-    table: dict[str, Any] = Store(project / "store").read_json(outputs["grade"]["digest"])
-    return table
+    answer = project / "entries" / "scripted" / "answers" / case
+    with open_browser() as browser:
+        trees = ladder.build(project / "cases" / case, grading, browser, answer=answer).trees
+    return [
+        copy_entry(project, _entry_id(case, variant), tree)
+        for variant, tree in trees.items()
+        if variant in [*_steps(case), *ladder.CHEATS] and variant != "faithful"
+    ]
 
 
 def _table(case: str, grades: dict[str, dict[str, Any]]) -> str:
@@ -112,10 +74,11 @@ def _table(case: str, grades: dict[str, dict[str, Any]]) -> str:
 @pytest.mark.parametrize("case", DEMO.cases)
 def test_ladder_orders_and_cheats_lose(case: str, tmp_path: Path) -> None:
     project = copy_project(tmp_path / "p")
-    release = _write_release(project, case, _write_entries(project, case))
+    entries = ["scripted-faithful", *_write_entries(project, case)]
+    release = write_release(project, f"ladder-{case}", case, entries)
     doit(project, "-n", "2", "-P", "thread", f"release:{release}")
     grades = {
-        name: _grade(
+        name: grade_table(
             project,
             release,
             "scripted-faithful" if name == "faithful" else _entry_id(case, name),
@@ -127,6 +90,7 @@ def test_ladder_orders_and_cheats_lose(case: str, tmp_path: Path) -> None:
     print(report)
     total = {name: g["total"] for name, g in grades.items()}
     steps = _steps(case)
+    assert grades["reference"]["dimensions"] == dict.fromkeys(DIMENSIONS, 1.0), report
     assert total["reference"] >= total["faithful"], report
     for upper, lower in pairwise(steps[1:]):
         assert total[upper] > total[lower], f"{upper} !> {lower} on the total\n{report}"
@@ -138,3 +102,4 @@ def test_ladder_orders_and_cheats_lose(case: str, tmp_path: Path) -> None:
         assert g["dimensions"]["policy"] < 1.0, f"{cheat} passes policy\n{report}"
         assert "evidence_as_imagery" in json.dumps(g["details"]["policy"]), report
         assert g["total"] < total["faithful"], f"{cheat} beats faithful\n{report}"
+        assert g["dimensions"]["regional_visual"] <= 0.5, f"{cheat} regional\n{report}"

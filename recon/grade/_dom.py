@@ -77,9 +77,16 @@ def cover(boxes: Iterable[Box], area: Box, cell: int) -> np.ndarray:
     return mask
 
 
-def image_boxes(dom: Dom, area: Box) -> list[Box]:
-    """Boxes of the painted elements showing an image; the whole ``area`` for a canvas one."""
-    return [area if e.get("tag") in CANVAS_TAGS else box_of(e) for e in dom if shows_image(e)]
+def images(dom: Dom) -> list[tuple[bool, Box]]:
+    """The painted elements showing an image, as (paints the whole canvas, box)."""
+    return [(e.get("tag") in CANVAS_TAGS, box_of(e)) for e in dom if shows_image(e)]
+
+
+def iou(a: Box, b: Box) -> float:
+    """Intersection over union of two boxes (0 when either is empty)."""
+    inter = overlap(a, b)
+    union = a[2] * a[3] + b[2] * b[3] - inter
+    return inter / union if union > 0 else 0.0
 
 
 def centre_inside(element: Element, box: Box) -> bool:

@@ -18,12 +18,15 @@ than with an image the reference does not have there. Per region::
   area-weighted mean |Δ mean RGB| / 255 of ``CELL``-px cells. ``blank_guard`` is
   ``BLANK_GUARD`` when the candidate crop is flat (luma std < ``BLANK_LUMA_STD``) and
   the reference crop is not.
-- ``foreign_imagery``: the share of the box's ``IMAGERY_CELL``-px cells that an image
-  of the candidate touches and no image of the reference does. An image is a painted
+- ``foreign_imagery``: the share of the box's ``IMAGERY_CELL``-px cells touched by an
+  image of the candidate that the reference does not have there. An image is a painted
   element with an image-like tag (``img``, ``svg``, ``canvas``...) or a ``url()``
   background or content (of itself or its ``::before``/``::after``); an ``html`` or
-  ``body`` background counts over the whole page. A screenshot pasted as a background
-  or an ``<img>`` thus earns no pixel credit, however alike the pixels.
+  ``body`` one paints the whole page. The reference has it there when one of its images
+  overlaps it by at least ``IMAGE_MATCH_IOU`` (intersection over union; a page-wide
+  image matches only a page-wide one). A screenshot pasted as a background or an
+  ``<img>`` thus earns no pixel credit, however alike the pixels, even over the small
+  icons the reference paints with images of its own.
 - ``ratio``: difflib ratio, over word and punctuation tokens, of the normalised own
   text of the readable elements centred inside the box, in each DOM (never OCR).
   Readable: painted (not ``visibility: hidden`` or ``opacity: 0``, itself or by an
@@ -83,6 +86,7 @@ SEARCH_HALF_LIVES = 12
 """Fuzzy matches are looked for within this many half-lives beyond the tolerance."""
 BAND_ROWS = 256
 IMAGERY_CELL = 8
+IMAGE_MATCH_IOU = 0.5
 
 
 @dataclass(frozen=True)
@@ -203,10 +207,21 @@ def _structure(cand: np.ndarray, ref: np.ndarray, box: Box) -> dict[str, float]:
 
 
 def foreign_imagery(cand: Dom, ref: Dom, box: Box) -> float:
-    """Share of ``box``'s cells an image of ``cand`` touches and no image of ``ref`` does."""
-    theirs = _dom.cover(_dom.image_boxes(cand, box), box, IMAGERY_CELL)
-    ours = _dom.cover(_dom.image_boxes(ref, box), box, IMAGERY_CELL)
-    return float((theirs & ~ours).mean())
+    """Share of ``box``'s cells that an image of ``cand`` the reference does not have there
+    touches (see the module docstring)."""
+    ours = _dom.images(ref)
+    foreign = [
+        box if canvas else where
+        for canvas, where in _dom.images(cand)
+        if not any(_same_image(canvas, where, *mine) for mine in ours)
+    ]
+    return float(_dom.cover(foreign, box, IMAGERY_CELL).mean())
+
+
+def _same_image(canvas: bool, where: Box, ref_canvas: bool, ref_where: Box) -> bool:
+    if canvas or ref_canvas:
+        return canvas and ref_canvas
+    return _dom.iou(where, ref_where) >= IMAGE_MATCH_IOU
 
 
 def _readable(dom: Dom) -> list[_dom.Element]:

@@ -217,3 +217,15 @@ def test_hidden_or_transparent_text_reads_as_no_text() -> None:
     for dom in (hidden, clear):
         hero = row(score(REGIONS, {"desktop": Still(draw(REF_DOM), dom)}, REF, TH), "hero")
         assert hero["text"] < 1.0 and hero["anchors_matched"] == hero["anchors"] - 1
+
+
+def test_a_page_wide_screenshot_is_foreign_even_over_the_reference_s_own_icons() -> None:
+    icons = [el("span", (24 + 40 * i, 436, 32, 32)) | {"image": True} for i in range(3)]
+    ref_dom = [*REF_DOM, *icons]
+    ref = {"desktop": Still(draw(ref_dom), ref_dom)}
+    cheat = _pasted(ref_dom, painted=True, image=True)
+    result = score(REGIONS, {"desktop": Still(draw(ref_dom), cheat)}, ref, TH)
+    assert all(r["foreign_imagery"] == 1.0 for r in result.rows)
+    assert result.score == 0.0
+    kept = score(REGIONS, {"desktop": Still(draw(ref_dom), ref_dom)}, ref, TH)
+    assert kept.score == 1.0 and all(r["foreign_imagery"] == 0.0 for r in kept.rows)

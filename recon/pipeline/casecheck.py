@@ -18,7 +18,7 @@ viewport, the observed value and the fix; ``recon validate`` prints them all.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from recon.errors import ConfigError
 from recon.model.base import shown
@@ -41,9 +41,10 @@ def problems(case: LoadedCase) -> list[str]:
 
     read = folder_reader(case.reference)
     with open_browser() as browser:
+        found, doms = _states(browser, read, case)
         return [
-            *_states(browser, read, case),
-            *_regions(browser, read, case),
+            *found,
+            *_regions(case, doms),
             *_assertions(browser, read, case),
             *_workflows(browser, read, case),
         ]
@@ -63,14 +64,20 @@ def _viewport(name: str) -> Viewport:
     return Viewport(vp.name, vp.width, vp.height)
 
 
-def _states(browser: Browser, read: Reader, case: LoadedCase) -> list[str]:
+def _states(
+    browser: Browser, read: Reader, case: LoadedCase
+) -> tuple[list[str], dict[str, list[dict[str, Any]]]]:
+    """Every route and state at every viewport: the problems, and the DOM snapshot of the
+    first route's default state per viewport (where regions resolve)."""
     from recon.render import capture
 
     where = shown(case.public / "contract.yaml")
-    found = []
+    found: list[str] = []
+    doms: dict[str, list[dict[str, Any]]] = {}
     for vp in case.contract.viewports:
         for route in case.contract.routes:
             shot = capture(browser, read, route, _viewport(vp.name))
+            doms.setdefault(vp.name, shot.dom)
             if shot.failure:
                 found.append(f"{where}: routes ({route}) at {vp.name}: {shot.failure}")
         for i, state in enumerate(case.contract.states):
@@ -80,24 +87,16 @@ def _states(browser: Browser, read: Reader, case: LoadedCase) -> list[str]:
                     f"{where}: states[{i}] ({state.name}) at {vp.name}: the reference fails: "
                     f"{shot.failure}; fix the steps"
                 )
-    return found
+    return found, doms
 
 
-def _regions(browser: Browser, read: Reader, case: LoadedCase) -> list[str]:
+def _regions(case: LoadedCase, doms: dict[str, list[dict[str, Any]]]) -> list[str]:
+    """Region selectors resolved on the reference's snapshots (a region's viewport is one
+    of the contract's: the model checks that when the case is loaded)."""
     from recon.grade.regional import resolve_regions
-    from recon.render import capture
 
-    where = shown(case.grading_file)
-    route = case.contract.routes[0]
-    found, doms = [], {}
-    for name in sorted({r.viewport for r in case.grading.regions}):
-        if name not in VIEWPORTS:
-            known = ", ".join(sorted(VIEWPORTS))
-            found.append(f"{where}: regions: unknown viewport {name!r} (known: {known})")
-            continue
-        doms[name] = capture(browser, read, route, _viewport(name)).dom
     resolution = resolve_regions(case.grading.regions, doms)
-    return found + [f"{where}: {p}" for p in resolution.problems]
+    return [f"{shown(case.grading_file)}: {p}" for p in resolution.problems]
 
 
 def _assertions(browser: Browser, read: Reader, case: LoadedCase) -> list[str]:

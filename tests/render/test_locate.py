@@ -85,3 +85,28 @@ def test_what_each_locator_matches(
 def test_page_script_cannot_change_the_matches(browser: Browser) -> None:
     for spec in ({"role": "button"}, {"label": "Quantity"}, {"text": "Help"}, {"test_id": "row"}):
         assert ids(browser, HOSTILE + PAGE, **spec) == ids(browser, PAGE, **spec), spec
+
+
+ROLE_TABLE = {  # rows of the role table in recon/grade/_selectors.py's docstring
+    "img": "image",
+    "div": "generic",
+    "label": "LabelText",
+    "select": "combobox",
+    "nav": "navigation",
+    "hr": "separator",
+    "p": "paragraph",
+    "canvas": "Canvas",
+    "textarea": "textbox",
+    "ul": "list",
+}
+
+
+def test_the_documented_role_names_are_chromium_s(browser: Browser) -> None:
+    from recon.grade import _selectors
+
+    doc = _selectors.__doc__ or ""
+    body = "".join(f'<{tag} id="t-{tag}">x</{tag}>' for tag in ROLE_TABLE if tag != "img")
+    page = f'<!doctype html><img id="t-img" src="x.png" alt="x" width="9" height="9">{body}'
+    for tag, role in ROLE_TABLE.items():
+        assert f"``{tag}``" in doc and f"``{role}``" in doc, (tag, role)
+        assert f"t-{tag}" in ids(browser, page, role=role), (tag, role)

@@ -3,11 +3,14 @@
 import sys
 from pathlib import Path
 
+from doit import get_var
+
 from recon.errors import ReconError
 from recon.pipeline import Pipeline
 
 try:
-    PIPELINE = Pipeline.open(Path(__file__).resolve().parent)
+    # `doit release:<id> regrade=<id>` re-grades a frozen release on purpose.
+    PIPELINE = Pipeline.open(Path(__file__).resolve().parent, regrade=get_var("regrade"))
 except ReconError as err:
     print(f"recon: {err}", file=sys.stderr)
     sys.exit(err.exit_code)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from recon.errors import EXIT_BAD_INPUT, ConfigError, ReconError, StoreError
 from recon.pipeline.project import Project
+from recon.release.commands import register as register_release_commands
 from recon.store import ActionCache, Store, gc, verify
 
 if TYPE_CHECKING:
@@ -117,7 +118,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     root = Path(args.root)
     a = load_side(args.a, root)
     b = load_side(args.b, root)
-    result = diff(a[0], a[1], b[0], b[1])
+    result = diff(a[0], a[1], b[0], b[1], tolerance=args.tolerance)
     if args.json:
         print(json.dumps(to_json(result), indent=2, sort_keys=True))
     else:
@@ -131,6 +132,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     pipeline = Pipeline(_project(args))
     pipeline.project.release(args.release)  # an unknown id is bad input
+    if args.release in pipeline.refused:
+        raise ConfigError(pipeline.refused[args.release])
     kinds = args.kind or list(CHECKED_KINDS)
     cells = sample(pipeline.roots[args.release], kinds, args.sample, args.seed)
     print(
@@ -236,11 +239,19 @@ def build_parser() -> argparse.ArgumentParser:
     compare = add(
         "diff",
         cmd_diff,
-        "compare two releases (manifest paths or release ids); exit 0 identical, 1 different",
+        "compare two releases (manifest paths, release ids, or <id>@<version> of a frozen "
+        "release): inputs, cells, scores, ranks, and why each score or rank moved; "
+        "exit 0 identical, 1 different",
     )
-    compare.add_argument("a", help="a manifest.json path or a release id")
-    compare.add_argument("b", help="a manifest.json path or a release id")
+    compare.add_argument("a", help="a manifest.json path, a release id or <id>@<version>")
+    compare.add_argument("b", help="a manifest.json path, a release id or <id>@<version>")
     compare.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    compare.add_argument(
+        "--tolerance",
+        type=float,
+        default=1e-9,
+        help="float moves up to this count as unchanged (default: 1e-9)",
+    )
     recheck = add(
         "check",
         cmd_check,
@@ -275,6 +286,7 @@ def build_parser() -> argparse.ArgumentParser:
         "into store/deps/ with npm and pip; a no-op when already there",
     )
     deps_fetch.set_defaults(handler=cmd_deps_fetch)
+    register_release_commands(sub, add)
     return parser
 
 

@@ -6,30 +6,39 @@ from recon.model.case import Artifact, Case, Provenance
 from recon.model.contract import BuildStep, Contract, State, Viewport
 from recon.model.entry import Agent, Budget, Entry, ModelPin, Sandbox
 from recon.model.grading import Assertion, Grading
+from recon.model.lock import LockVersion, ReleaseLock
 from recon.model.placeholders import PLACEHOLDERS
 from recon.model.public import PUBLIC_TERMS, public_terms
 from recon.model.records import (
     AttemptRecord,
-    AttemptSummary,
-    CaseScore,
     CellRecord,
-    DimensionSummary,
     Egress,
-    EntryResult,
     Manifest,
     ManifestCell,
     ManifestInputs,
     Outcome,
     Pointer,
     Ref,
-    ReleaseResult,
-    Reliability,
     RunRecord,
     Runs,
     Trace,
 )
-from recon.model.release import Aggregation, Protocol, ReleaseDef, Retry
+from recon.model.release import Aggregation, Bootstrap, Protocol, ReleaseDef, Retry
+from recon.model.result import (
+    AttemptSummary,
+    CaseScore,
+    DimensionSummary,
+    EntryRecord,
+    EntryResult,
+    Estimate,
+    ReleaseResult,
+    Reliability,
+    ReliabilityReport,
+    Uncertainty,
+    Withdrawn,
+)
 from recon.model.values import Id, RelativePath, Route
+from recon.model.withdrawal import Active, Sidecar, Withdrawals
 
 SCHEMAS: dict[str, type[Versioned]] = {
     "case": Case,
@@ -45,6 +54,9 @@ SCHEMAS: dict[str, type[Versioned]] = {
     "manifest": Manifest,
     "run-record": RunRecord,
     "runs": Runs,
+    "release-lock": ReleaseLock,
+    "withdrawal-sidecar": Sidecar,
+    "withdrawals": Withdrawals,
     "point-capture": PointCapture,
     "probe-results": ProbeResults,
 }
@@ -53,12 +65,14 @@ __all__ = [
     "PLACEHOLDERS",
     "PUBLIC_TERMS",
     "SCHEMAS",
+    "Active",
     "Agent",
     "Aggregation",
     "Artifact",
     "Assertion",
     "AttemptRecord",
     "AttemptSummary",
+    "Bootstrap",
     "Budget",
     "BuildStep",
     "Case",
@@ -68,9 +82,12 @@ __all__ = [
     "DimensionSummary",
     "Egress",
     "Entry",
+    "EntryRecord",
     "EntryResult",
+    "Estimate",
     "Grading",
     "Id",
+    "LockVersion",
     "Manifest",
     "ManifestCell",
     "ManifestInputs",
@@ -82,18 +99,24 @@ __all__ = [
     "Ref",
     "RelativePath",
     "ReleaseDef",
+    "ReleaseLock",
     "ReleaseResult",
     "Reliability",
+    "ReliabilityReport",
     "Retry",
     "Route",
     "RunRecord",
     "Runs",
     "Sandbox",
+    "Sidecar",
     "State",
     "Strict",
     "Trace",
+    "Uncertainty",
     "Versioned",
     "Viewport",
+    "Withdrawals",
+    "Withdrawn",
     "describe",
     "load_json",
     "load_yaml",

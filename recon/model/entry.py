@@ -108,6 +108,9 @@ class Agent(Strict):
     credentials: list[EnvName] = Field(default_factory=list, max_length=64)
     set_env: dict[EnvName, EnvValue] = Field(default_factory=dict, max_length=64)
     trace: Literal["lines", "mini-swe-agent"] = "lines"
+    skills: list[RelativePath] = Field(default_factory=list, max_length=1000)
+    """The files of ``files`` that are skill or prompt files given to the agent: their
+    digest is the entry's skill digest, published in the release JSON."""
 
     def placeholders(self) -> set[str]:
         """The placeholders the command and install templates use."""
@@ -124,6 +127,9 @@ class Agent(Strict):
         twice = sorted({f for f in self.files if self.files.count(f) > 1})
         if twice:
             raise ValueError(f"files: {twice} listed twice; list each file once")
+        unlisted = sorted(set(self.skills) - set(self.files))
+        if unlisted:
+            raise ValueError(f"skills: {unlisted} must also be listed in agent.files; add them")
         return self
 
     @model_serializer(mode="wrap")
@@ -137,7 +143,7 @@ class Agent(Strict):
         return data
 
 
-_ADDED = ("install", "credentials", "set_env", "trace")
+_ADDED = ("install", "credentials", "set_env", "trace", "skills")
 
 
 class Sandbox(Strict):
@@ -187,13 +193,24 @@ class Entry(Versioned):
     agent: Agent
     reasoning_effort: Name
     tool_profile: Name
-    skill_digest: Name | None = None
+    skill_digest: Name | None = None  # derived from agent.skills, never written by hand
     runtime: dict[Name, Annotated[str, Field(max_length=4096)]] = Field(
         default_factory=dict, max_length=64
     )
     evidence_condition: Literal["full", "brief-only"] = "full"
     sandbox: Sandbox
     budget: Budget
+
+    @field_validator("skill_digest")
+    @classmethod
+    def _derived(cls, value: str | None) -> None:
+        """Kept (always empty) so that entry digests written before skills stay the same."""
+        if value is not None:
+            raise ValueError(
+                "is derived from the skill and prompt files the agent is given; list them in "
+                "agent.skills (and agent.files) and remove this key"
+            )
+        return None
 
     @model_validator(mode="after")
     def _backend_placeholders(self) -> Entry:

@@ -1,4 +1,6 @@
-"""Records the pipeline writes: attempts, cells (action cache), pointers, release JSON, manifest."""
+"""Records the pipeline writes: attempts, runs, cells (action cache), pointers, manifest.
+
+The release JSON is :mod:`recon.model.result`."""
 
 from __future__ import annotations
 
@@ -8,8 +10,6 @@ from pydantic import Field, model_validator
 
 from recon.model.base import Strict, Versioned
 from recon.model.case import Digest
-from recon.model.grading import Dimension
-from recon.model.public import PUBLIC_TERMS
 
 Outcome = Literal["valid", "missing", "ungradeable", "timeout", "harness_failure", "withdrawn"]
 CellKind = Literal[
@@ -55,20 +55,23 @@ class AttemptRecord(Versioned):
     so that the record, and every key and manifest that names it, depends on content only.
     """
 
-    SCHEMA_VERSION: ClassVar[int] = 2
-    MIGRATES_FROM: ClassVar[tuple[int, ...]] = (1,)
-    schema_version: int = 2
+    SCHEMA_VERSION: ClassVar[int] = 3
+    MIGRATES_FROM: ClassVar[tuple[int, ...]] = (1, 2)
+    schema_version: int = 3
 
     @model_validator(mode="before")
     @classmethod
-    def _from_v1(cls, data: Any) -> Any:
-        """Version 1 held the run metadata too: drop it (a v1 record's run stays in its blob)."""
+    def _migrate(cls, data: Any) -> Any:
+        """Version 1 held the run metadata too: drop it (a v1 record's run stays in its blob).
+        Versions 1 and 2 did not record the run conditions: they are read as unknown."""
         if isinstance(data, dict) and data.get("schema_version", 1) == 1:
             data = {k: v for k, v in data.items() if k not in ("duration_s", "logs", "image_id")}
             egress = data.get("egress")
             if isinstance(egress, dict):
                 data["egress"] = {k: v for k, v in egress.items() if k != "events"}
             data["schema_version"] = 2
+        if isinstance(data, dict) and data.get("schema_version") == 2:
+            data = {**data, "schema_version": 3}
         return data
 
     entry: str
@@ -86,6 +89,22 @@ class AttemptRecord(Versioned):
     egress: Egress = Field(default_factory=Egress)
     try_index: int = Field(default=0, ge=0)  # 0: the first try; n: the n-th harness retry
     retry_of: Digest | None = None  # the record of the harness-failed try this one replaces
+    # The conditions it ran under (None: not recorded, a record older than version 3). An
+    # attempt whose conditions differ from its release's is withdrawn automatically.
+    protocol_digest: Digest | None = None
+    entry_digest: Digest | None = None
+    evidence_condition: str | None = None
+
+    def conditions(self) -> dict[str, str | None]:
+        """What must equal the release's for the attempt to count (image: the image cell's
+        output)."""
+        return {
+            "protocol": self.protocol,
+            "protocol digest": self.protocol_digest,
+            "image digest": self.image,
+            "entry digest": self.entry_digest,
+            "evidence condition": self.evidence_condition,
+        }
 
 
 class RunRecord(Versioned):
@@ -127,25 +146,64 @@ class ManifestCell(Strict):
 
 
 class ManifestInputs(Strict):
+    """What a release was built from. ``sources`` (per kind: its modules and package data)
+    and ``tools`` (per kind: the toolchain facts its code digest covers) let ``recon diff``
+    tell a code edit from a toolchain change; ``cases.<id>.calibration`` moves with the
+    sealed weights and thresholds (salted with the sealed checks, so it reveals nothing
+    the grading digest does not)."""
+
     cases: dict[str, dict[str, str]]
     entries: dict[str, Digest]
     protocol: Digest
     code: dict[str, Digest]  # per cell kind (recon.pipeline.keys)
     toolchain: dict[str, str]  # chromium, playwright, python, numpy...: what the code ran on
+    definition: Digest | None = None  # the release definition
+    withdrawals: Digest | None = None  # the active withdrawals (releases/<id>.withdrawals.json)
+    images: dict[str, Digest] = Field(default_factory=dict)  # backend -> sandbox recipe
+    sources: dict[str, Digest] = Field(default_factory=dict)
+    tools: dict[str, list[str]] = Field(default_factory=dict)
+
+    def flat(self) -> dict[str, str]:
+        """Every input as ``path -> digest or fact``: ``cases.home.public``, ``code.grade``,
+        ``toolchain.chromium``, ``images.docker``... (``sources`` and ``tools`` are the
+        breakdown of ``code`` and are left out)."""
+        flat = {"protocol": self.protocol}
+        if self.definition is not None:
+            flat["definition"] = self.definition
+        if self.withdrawals is not None:
+            flat["withdrawals"] = self.withdrawals
+        flat.update({f"toolchain.{tool}": v for tool, v in self.toolchain.items()})
+        for case, digests in self.cases.items():
+            flat.update({f"cases.{case}.{part}": d for part, d in digests.items()})
+        flat.update({f"entries.{entry}": d for entry, d in self.entries.items()})
+        flat.update({f"code.{kind}": d for kind, d in self.code.items()})
+        flat.update({f"images.{backend}": d for backend, d in self.images.items()})
+        return dict(sorted(flat.items()))
 
 
 class Manifest(Versioned):
     """releases/<id>/manifest.json: every input and output digest of a release (run
-    metadata apart: that is ``runs.json``, see :class:`Runs`)."""
+    metadata apart: that is ``runs.json``, see :class:`Runs`). ``version`` counts the
+    re-grades of a frozen release (``releases/<id>.lock``); 1 otherwise."""
 
-    SCHEMA_VERSION: ClassVar[int] = 2
-    schema_version: int = 2
+    SCHEMA_VERSION: ClassVar[int] = 3
+    MIGRATES_FROM: ClassVar[tuple[int, ...]] = (2,)
+    schema_version: int = 3
 
     release: str
+    version: int = Field(default=1, ge=1)
     inputs: ManifestInputs
     cells: list[ManifestCell]
     release_json: Digest
     site: Digest
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_v2(cls, data: Any) -> Any:
+        """Version 2 had no version (it was 1) and fewer inputs (their defaults)."""
+        if isinstance(data, dict) and data.get("schema_version") == 2:
+            data = {**data, "schema_version": 3}
+        return data
 
 
 class Runs(Versioned):
@@ -153,108 +211,17 @@ class Runs(Versioned):
     as of its last export. It differs between two builds of the same inputs; nothing is
     keyed on it."""
 
-    release: str
-    attempts: dict[str, Digest]  # attempt cell name -> its RunRecord blob
-
-
-class CaseScore(Strict):
-    case: str
-    attempts: dict[str, int]
-    valid: int
-    mean: float | None
-    per_attempt: list[float | None]
-
-
-class EntryResult(Strict):
-    entry: str
-    model: str
-    agent: str
-    rank: int | None
-    ranked: bool
-    score: float | None
-    covered: int
-    cases: list[CaseScore]
-
-
-class Reliability(Strict):
-    attempts: int
-    by_outcome: dict[str, int]
-    harness_failure_rate: float
-
-
-class DimensionSummary(Strict):
-    """One dimension of an attempt as published: its value and its public terms."""
-
-    value: float = Field(ge=0, le=1)
-    terms: dict[str, float] = Field(default_factory=dict)
-
-
-class AttemptSummary(Strict):
-    """A public line per attempt: whitelisted numbers and digests only.
-
-    ``dimensions`` holds each dimension's value and the terms ``PUBLIC_TERMS`` allows for
-    it; a weight, a weighted sum, a penalty or a product cannot be carried, so neither the
-    release JSON nor the site (whose exporter reads only this) can publish one.
-    """
-
-    id: str
-    entry: str
-    case: str
-    index: int
-    outcome: Outcome
-    reason: str
-    formal: bool
-    total: float | None
-    dimensions: dict[Dimension, DimensionSummary]
-    trace: Trace
-    record: Digest
-
-    @model_validator(mode="after")
-    def _public_terms_only(self) -> AttemptSummary:
-        for name, summary in self.dimensions.items():
-            sealed = sorted(set(summary.terms) - PUBLIC_TERMS[name])
-            if sealed:
-                raise ValueError(
-                    f"dimensions.{name}.terms: {sealed} are not public terms of {name}; "
-                    f"publish only {sorted(PUBLIC_TERMS[name])}"
-                )
-        return self
-
-
-def _from_v1(data: Any) -> Any:
-    """Release JSON v1 published each dimension as a bare value plus the arithmetic of the
-    total (``product`` per dimension, from which the sealed weight follows); v2 drops the
-    arithmetic and carries values with their public terms."""
-    if not isinstance(data, dict) or data.get("schema_version") != 1:
-        return data
-    attempts = []
-    for attempt in data.get("attempts") or []:
-        if isinstance(attempt, dict):
-            dims = attempt.get("dimensions") or {}
-            attempt = {k: v for k, v in attempt.items() if k != "arithmetic"}
-            attempt["dimensions"] = {name: {"value": value} for name, value in dims.items()}
-        attempts.append(attempt)
-    return {**data, "schema_version": 2, "attempts": attempts}
-
-
-class ReleaseResult(Versioned):
-    """releases/<id>/release.json: the scored result of a release (v1 files are read too)."""
-
     SCHEMA_VERSION: ClassVar[int] = 2
     MIGRATES_FROM: ClassVar[tuple[int, ...]] = (1,)
     schema_version: int = 2
+
     release: str
-    title: str
-    protocol: str
-    formal: bool
-    formal_note: str
-    aggregation: str
-    active_cases: list[str]
-    entries: list[EntryResult]
-    attempts: list[AttemptSummary]
-    reliability: Reliability
+    attempts: dict[str, Digest]  # attempt cell name -> its RunRecord blob
+    wall_s: dict[str, float] = Field(default_factory=dict)  # attempt -> its last try's wall time
 
     @model_validator(mode="before")
     @classmethod
-    def _migrate(cls, data: Any) -> Any:
-        return _from_v1(data)
+    def _from_v1(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("schema_version", 1) == 1:
+            data = {**data, "schema_version": 2}
+        return data

@@ -37,8 +37,16 @@ class Protocol(Strict):
         return self
 
 
+class Bootstrap(Strict):
+    """The seeded bootstrap behind every interval of the release JSON (95%, percentile)."""
+
+    seed: int = Field(default=0, ge=0, le=2**32 - 1)
+    resamples: int = Field(default=2000, ge=100, le=100_000)
+
+
 class Aggregation(Strict):
     rule: Literal["case-mean-v1"] = "case-mean-v1"
+    bootstrap: Bootstrap = Field(default_factory=Bootstrap)
 
 
 class ReleaseDef(Versioned):
@@ -48,3 +56,24 @@ class ReleaseDef(Versioned):
     entries: list[Id] = Field(min_length=1, max_length=1000)
     protocol: Protocol
     aggregation: Aggregation = Field(default_factory=Aggregation)
+
+    @model_validator(mode="after")
+    def _each_once(self) -> ReleaseDef:
+        for label in ("cases", "entries"):
+            ids: list[str] = getattr(self, label)
+            twice = next((i for i in ids if ids.count(i) > 1), None)
+            if twice is not None:
+                raise ValueError(f"{label}: {twice!r} is listed twice; list each one once")
+        return self
+
+    def attempt_name(self, entry: str, case: str, index: int) -> str:
+        """The attempt cell's name: ``<protocol>.<entry>.<case>.<index>``."""
+        return f"{self.protocol.name}.{entry}.{case}.{index}"
+
+    def attempt_names(self) -> list[str]:
+        return [
+            self.attempt_name(entry, case, index)
+            for case in self.cases
+            for entry in self.entries
+            for index in range(self.protocol.repeats)
+        ]

@@ -9,6 +9,8 @@ from recon.pipeline.cells import Cell
 from recon.pipeline.keys import KIND_MODULES, Codes
 from recon.pipeline.matrix import points
 from recon.pipeline.project import LoadedCase, Project
+from recon.release.withdrawals import active_digest
+from recon.release.withdrawals import path_of as withdrawals_path
 from recon.sandbox import default_recipe, native_recipe
 from recon.store import StatCache, digest_json
 
@@ -30,6 +32,7 @@ class Graph:
         self.codes = codes
         self.cells: dict[str, Cell] = {}
         self.files: dict[str, list[str]] = {}  # cell id -> source files it reads
+        self.versions: dict[str, int] = {}  # release id -> its manifest version (frozen ones)
 
     def _cell(
         self,
@@ -79,16 +82,22 @@ class Graph:
         files = {rel: self._digest(self.project.entries_dir / rel) for rel in entry.agent.files}
         return digest_json({"entry": entry.model_dump(mode="json"), "files": files})
 
+    def skill_digest(self, entry_id: str) -> str | None:
+        """The digest of the skill and prompt files the agent is given (None: none)."""
+        skills = self.project.entries[entry_id].agent.skills
+        if not skills:
+            return None
+        return digest_json({rel: self._digest(self.project.entries_dir / rel) for rel in skills})
+
     def attempt(self, release: ReleaseDef, entry_id: str, case: LoadedCase, index: int) -> Cell:
         entry = self.project.entries[entry_id]
-        protocol = release.protocol
-        name = f"{protocol.name}.{entry_id}.{case.id}.{index}"
+        name = release.attempt_name(entry_id, case.id, index)
         params = {
             "entry": entry_id,
             "case": case.id,
             "index": index,
             "entry_digest": self.entry_digest(entry_id),
-            "protocol": self.project.protocol_digest(protocol),
+            "protocol": self.project.protocol_digest(release.protocol),
         }
         files = [str(self.project.entries_dir / f"{entry_id}.yaml")]
         files += [str(self.project.entries_dir / rel) for rel in entry.agent.files]
@@ -173,6 +182,8 @@ class Graph:
                     cell = self.attempt(release, entry_id, case, index)
                     attempts[cell.name] = cell
                     captures[cell.name], grades[cell.name] = self.graded(cell, case)
+        backends = self._backends(release)
+        withdrawals = withdrawals_path(self.project.root, release.id)
         agg = self._cell(
             "aggregate",
             release.id,
@@ -180,12 +191,19 @@ class Graph:
                 "release": release.id,
                 "attempts": sorted(attempts),
                 "definition": digest_json(release.model_dump(mode="json")),
-                "entries": {e: self.entry_digest(e) for e in release.entries},
+                "protocol": self.project.protocol_digest(release.protocol),
+                "backends": backends,
+                "entries": {
+                    e: {"digest": self.entry_digest(e), "skills": self.skill_digest(e)}
+                    for e in release.entries
+                },
             },
             {
                 **{f"attempt.{k}": v for k, v in attempts.items()},
                 **{f"grade.{k}": v for k, v in grades.items()},
+                **{f"image.{b}": self.image(b) for b in backends},
             },
+            [str(withdrawals)] if withdrawals.is_file() else [],
         )
         evidence = {f"evidence.{c}": self.evidence(self.project.cases[c]) for c in release.cases}
         site = self._cell(
@@ -195,12 +213,12 @@ class Graph:
             {"aggregate": agg, **evidence, **{f"capture.{k}": v for k, v in captures.items()}},
         )
         upstream = self._upstream([site])
-        return self._cell(
-            "manifest",
-            release.id,
-            {"release": release.id, "inputs": self.manifest_inputs(release)},
-            {c.id: c for c in upstream},
-        )
+        params: dict[str, Any] = {"release": release.id, "inputs": self.manifest_inputs(release)}
+        params["version"] = self.versions.get(release.id, 1)
+        return self._cell("manifest", release.id, params, {c.id: c for c in upstream})
+
+    def _backends(self, release: ReleaseDef) -> list[str]:
+        return sorted({self.project.entries[e].sandbox.backend for e in release.entries})
 
     def _upstream(self, roots: list[Cell]) -> list[Cell]:
         from recon.pipeline.cells import walk
@@ -215,6 +233,7 @@ class Graph:
                 "version": str(case.case.version),
                 "case": self._digest(case.folder / "case.yaml"),
                 "grading": self._digest(case.grading_file),
+                **_grading_parts(case),
                 "reference": digest_json(
                     {
                         str(p.relative_to(case.reference)): self._digest(p)
@@ -230,10 +249,33 @@ class Graph:
                     }
                 ),
             }
+        codes = {kind: self.codes.code(kind) for kind in KIND_MODULES}
         return {
             "cases": cases,
             "entries": {e: self.entry_digest(e) for e in release.entries},
             "protocol": self.project.protocol_digest(release.protocol),
-            "code": {kind: self.codes.digest(kind) for kind in KIND_MODULES},
+            "code": {kind: code.digest for kind, code in codes.items()},
             "toolchain": self.codes.toolchain(),
+            "definition": digest_json(release.model_dump(mode="json")),
+            "withdrawals": active_digest(self.project.root, release.id),
+            "images": {
+                b: digest_json(self.image(b).params["recipe"]) for b in self._backends(release)
+            },
+            "sources": {
+                kind: digest_json({"modules": code.modules, "data": code.data})
+                for kind, code in codes.items()
+            },
+            "tools": {kind: sorted(code.toolchain) for kind, code in codes.items()},
         }
+
+
+def _grading_parts(case: LoadedCase) -> dict[str, str]:
+    """The sealed checks' digest, and the calibration's (weights and thresholds) salted with
+    the checks, so that it moves with the calibration alone yet cannot be matched against
+    guessed weights by anyone who does not hold the sealed checks."""
+    checks = case.grading.model_dump(mode="json", exclude={"weights", "thresholds"})
+    calibration = case.grading.model_dump(mode="json", include={"weights", "thresholds"})
+    return {
+        "checks": digest_json(checks),
+        "calibration": digest_json({"calibration": calibration, "salt": checks}),
+    }

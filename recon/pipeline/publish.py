@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from recon.errors import StoreError
-from recon.model import Manifest, Runs
+from recon.model import Manifest, RunRecord, Runs
 from recon.pipeline.cells import HEAL_ROUNDS, Cell, Runtime, heal, run_cell, walk
 from recon.store import ObjectFault, checkout_tree, replace_dir
 
@@ -58,14 +58,18 @@ def _export(rt: Runtime, rid: str, root: Cell, out: Path) -> None:
 
 
 def runs(rt: Runtime, rid: str, root: Cell) -> Runs:
-    """The run metadata of the release's attempts, from their pointers."""
-    attempts = {}
+    """The run metadata of the release's attempts, from their pointers: each one's
+    RunRecord and the wall time of its last try."""
+    attempts: dict[str, str] = {}
+    wall: dict[str, float] = {}
     for cell in walk([root]):
         if cell.kind == "attempt":
             pointer = rt.require_pointer(cell)
             if "run" in pointer.outputs:
                 attempts[cell.name] = pointer.outputs["run"].digest
-    return Runs(release=rid, attempts=attempts)
+                ran = RunRecord.model_validate(rt.store.read_json(attempts[cell.name]))
+                wall[cell.name] = ran.duration_s
+    return Runs(release=rid, attempts=attempts, wall_s=wall)
 
 
 def pretty(value: Any) -> bytes:

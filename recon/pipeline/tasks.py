@@ -3,37 +3,71 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+import sys
+from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Any
 
-from doit.exceptions import TaskFailed
+from doit.exceptions import TaskError, TaskFailed
 from doit.tools import config_changed
 
 from recon.errors import ReconError
+from recon.model import Manifest, ManifestInputs
 from recon.pipeline.cells import Cell, Runtime, load_pointer, run_cell, walk
 from recon.pipeline.checker import blake3_checker
 from recon.pipeline.graph import Graph
 from recon.pipeline.project import Project
 from recon.pipeline.publish import FILES, publish
+from recon.release import lock
 from recon.store import digest_json
 
 BROWSER_KINDS = ("oracle", "capture", "probe")
 
 
 class Pipeline:
-    """What dodo.py asks for: the doit config and the task dicts of every release."""
+    """What dodo.py asks for: the doit config and the task dicts of every release.
 
-    def __init__(self, project: Project) -> None:
+    A frozen release (``releases/<id>.lock``) whose inputs differ from its lock gets no
+    cells: its ``release:<id>`` task refuses to build (exit 2), naming what changed,
+    unless ``regrade`` names it; then it builds manifest version n + 1 and re-locks.
+    """
+
+    def __init__(self, project: Project, regrade: Collection[str] = ()) -> None:
         project.validate()
         self.project = project
         self.rt = Runtime(project)
         self.graph = Graph(project, self.rt.stat, self.rt.codes)
-        self.roots = {rid: self.graph.release(rel) for rid, rel in project.releases.items()}
+        self.refused: dict[str, str] = {}  # release id -> why it is not built
+        self.regrading: set[str] = set()
+        for rid in sorted(project.releases):
+            self._check_lock(rid, rid in regrade)
+        self.roots = {
+            rid: self.graph.release(rel)
+            for rid, rel in project.releases.items()
+            if rid not in self.refused
+        }
 
     @classmethod
-    def open(cls, root: Path) -> Pipeline:
-        return cls(Project.open(root))
+    def open(cls, root: Path, regrade: str | None = None) -> Pipeline:
+        """``regrade``: release ids to re-grade on purpose, comma-separated (doit's
+        ``regrade=<id>`` variable)."""
+        wanted = {r.strip() for r in (regrade or "").split(",") if r.strip()}
+        return cls(Project.open(root), wanted)
+
+    def _check_lock(self, rid: str, regrade: bool) -> None:
+        found = lock.load(self.project.root, rid)
+        if found is None:
+            return
+        release = self.project.releases[rid]
+        inputs = ManifestInputs.model_validate(self.graph.manifest_inputs(release)).flat()
+        moved = lock.changed(found, inputs)
+        if not moved:
+            self.graph.versions[rid] = found.version
+        elif regrade:
+            self.graph.versions[rid] = found.version + 1
+            self.regrading.add(rid)
+        else:
+            self.refused[rid] = lock.refusal(rid, found, moved)
 
     def doit_config(self) -> dict[str, Any]:
         return {
@@ -52,6 +86,8 @@ class Pipeline:
             yield self._cell_task(cell)
         for rid, root in sorted(self.roots.items()):
             yield self._release_task(rid, root)
+        for rid, why in sorted(self.refused.items()):
+            yield self._refused_task(rid, why)
 
     def _cell_task(self, cell: Cell) -> dict[str, Any]:
         code = self.rt.code(cell.kind)
@@ -93,12 +129,43 @@ class Pipeline:
         }
 
     def _export(self, rid: str, root: Cell) -> TaskFailed | None:
-        """Write releases/<id>/ (release JSON, manifest, runs, site), verified and atomic."""
+        """Write releases/<id>/ (release JSON, manifest, runs, site), verified and atomic;
+        then, for a re-grade, the new manifest version into the lock."""
         try:
             publish(self.rt, rid, root, self.project.root / "releases" / rid)
+            if rid in self.regrading:
+                self._relock(rid, root)
         except ReconError as err:
             return TaskFailed(f"release:{rid}: {err}")
         return None
+
+    def _relock(self, rid: str, root: Cell) -> None:
+        old = lock.load(self.project.root, rid)
+        assert old is not None
+        digest = self.rt.require_pointer(root).outputs["manifest"].digest
+        manifest = Manifest.model_validate(self.rt.store.read_json(digest))
+        new = lock.regraded(old, digest, manifest)
+        path = lock.write(self.project.root, new)
+        sys.stderr.write(
+            f"[recon] re-graded release:{rid}: manifest version {old.version} -> {new.version} "
+            f"({os.path.relpath(path, self.project.root)}); changed: "
+            f"{lock.describe(new.history[-1].changed)}\n"
+        )
+
+    def _refused_task(self, rid: str, why: str) -> dict[str, Any]:
+        return {
+            "basename": "release",
+            "name": rid,
+            "doc": f"release {rid} is frozen and its inputs changed: refused",
+            "actions": [(_refuse, [why])],
+            "uptodate": [False],
+        }
+
+
+def _refuse(why: str) -> TaskError:
+    """A frozen release's build with changed inputs: bad input, exit 2 (doit's TaskError)."""
+    sys.stderr.write(f"recon: {why}\n")
+    return TaskError(why)
 
 
 def _no_retry_pending(pointer: str) -> bool:

@@ -1,25 +1,29 @@
-"""``recon diff``: what changed between two releases — inputs, cells and scores.
+"""``recon diff``: what changed between two releases — inputs, cells, scores and ranks.
 
 Cells are matched by kind and name; a cell changed when its key or any output differs.
 The report (:mod:`recon.release.diff_report`) says which inputs moved, which cells were
-re-keyed because of them, how each entry's score and rank moved, and which attempts' totals
-and dimension values moved.
+re-keyed because of them, how each entry's score, case scores and rank moved, which
+attempts' totals and dimension values moved, and for every entry whose score or rank
+moved the chain input → cells → scores → ranks (:mod:`recon.release.explain`). Float
+moves up to ``tolerance`` (default 1e-9) count as unchanged.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Literal, get_args
 
 from recon.errors import ConfigError
-from recon.model.base import load_json
-from recon.model.records import AttemptSummary, CellKind, Manifest, ManifestCell, ReleaseResult
+from recon.model.records import CellKind, Manifest, ManifestCell
+from recon.model.result import AttemptSummary, ReleaseResult
+from recon.release.explain import CaseMove, Chain, Changed, causes, passed
+from recon.release.sides import load_side
+
+__all__ = ["ReleaseDiff", "diff", "load_side"]
 
 Change = Literal["changed", "added", "removed"]
 KIND_ORDER = {kind: i for i, kind in enumerate(get_args(CellKind))}
-RELEASE_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+TOLERANCE = 1e-9
 
 
 @dataclass(frozen=True)
@@ -81,6 +85,7 @@ class AttemptMove:
     id: str
     total: Pair
     dimensions: dict[str, Pair] = field(default_factory=dict)
+    outcome: tuple[str | None, str | None] | None = None  # when it moved (withdrawn, ...)
 
 
 @dataclass(frozen=True)
@@ -94,59 +99,13 @@ class ReleaseDiff:
     cells: list[CellChange]
     scores: list[ScoreMove]
     attempts: list[AttemptMove] = field(default_factory=list)
-
-
-# --- loading -------------------------------------------------------------------------
-
-
-def _manifest_path(arg: str, project_root: Path) -> Path:
-    path = Path(arg)
-    if path.is_dir():
-        return path / "manifest.json"
-    if path.suffix == ".json" or "/" in arg or path.exists():
-        return path
-    if RELEASE_ID.match(arg):
-        return project_root / "releases" / arg / "manifest.json"
-    raise ConfigError(
-        f"{arg}: neither a manifest.json path nor a release id; "
-        "pass a path like releases/<id>/manifest.json or a release id like 2025q1"
-    )
-
-
-def load_side(arg: str, project_root: Path) -> tuple[Manifest, ReleaseResult]:
-    """Load one side of a diff: a manifest.json path (release.json beside it) or a release id."""
-    manifest_path = _manifest_path(arg, project_root)
-    result_path = manifest_path.parent / "release.json"
-    for path in (manifest_path, result_path):
-        if not path.is_file():
-            raise ConfigError(
-                f"{path}: file not found; build the release with `doit release:<id>` "
-                "or pass the path of a folder holding manifest.json and release.json"
-            )
-    try:
-        manifest = load_json(Manifest, manifest_path)
-        result = load_json(ReleaseResult, result_path)
-    except ConfigError as err:
-        raise ConfigError(f"{err}; fix the file or rebuild it with `doit release:<id>`") from None
-    if manifest.release != result.release:
-        raise ConfigError(
-            f"{result_path}: release {result.release!r} does not match {manifest_path} "
-            f"(release {manifest.release!r}); rebuild both with `doit release:{manifest.release}`"
-        )
-    return manifest, result
+    versions: tuple[int, int] = (1, 1)
+    cases: list[CaseMove] = field(default_factory=list)
+    chains: list[Chain] = field(default_factory=list)
+    tolerance: float = TOLERANCE
 
 
 # --- comparing -----------------------------------------------------------------------
-
-
-def _flat_inputs(m: Manifest) -> dict[str, str]:
-    flat = {"release": m.release, "protocol": m.inputs.protocol}
-    flat.update({f"toolchain.{tool}": v for tool, v in m.inputs.toolchain.items()})
-    for case, digests in m.inputs.cases.items():
-        flat.update({f"cases.{case}.{part}": d for part, d in digests.items()})
-    flat.update({f"entries.{entry}": d for entry, d in m.inputs.entries.items()})
-    flat.update({f"code.{kind}": d for kind, d in m.inputs.code.items()})
-    return flat
 
 
 def _changes(old: dict[str, str], new: dict[str, str]) -> list[InputChange]:
@@ -203,7 +162,13 @@ def _cell_diff(a: Manifest, b: Manifest) -> tuple[list[KindCount], list[CellChan
     return [KindCount(kind, **tally) for kind, tally in counts.items()], changes
 
 
-def _score_moves(a: ReleaseResult, b: ReleaseResult) -> list[ScoreMove]:
+def _differs(old: float | None, new: float | None, tolerance: float) -> bool:
+    if old is None or new is None:
+        return old is not new
+    return abs(new - old) > tolerance
+
+
+def _score_moves(a: ReleaseResult, b: ReleaseResult, tolerance: float) -> list[ScoreMove]:
     old = {e.entry: e for e in a.entries}
     new = {e.entry: e for e in b.entries}
     moves = []
@@ -216,16 +181,26 @@ def _score_moves(a: ReleaseResult, b: ReleaseResult) -> list[ScoreMove]:
             o.rank if o else None,
             n.rank if n else None,
         )
-        if o is None or n is None or (o.score, o.rank) != (n.score, n.rank):
+        if o is None or n is None or o.rank != n.rank or _differs(o.score, n.score, tolerance):
             moves.append(move)
     return moves
+
+
+def _case_moves(a: ReleaseResult, b: ReleaseResult, tolerance: float) -> list[CaseMove]:
+    old = {(e.entry, c.case): c.mean for e in a.entries for c in e.cases}
+    new = {(e.entry, c.case): c.mean for e in b.entries for c in e.cases}
+    return [
+        CaseMove(entry, case, old.get((entry, case)), new.get((entry, case)))
+        for entry, case in sorted(old.keys() | new.keys())
+        if _differs(old.get((entry, case)), new.get((entry, case)), tolerance)
+    ]
 
 
 def _values(attempt: AttemptSummary | None) -> dict[str, float]:
     return {n: d.value for n, d in attempt.dimensions.items()} if attempt is not None else {}
 
 
-def _attempt_moves(a: ReleaseResult, b: ReleaseResult) -> list[AttemptMove]:
+def _attempt_moves(a: ReleaseResult, b: ReleaseResult, tolerance: float) -> list[AttemptMove]:
     old = {s.id: s for s in a.attempts}
     new = {s.id: s for s in b.attempts}
     moves = []
@@ -236,30 +211,86 @@ def _attempt_moves(a: ReleaseResult, b: ReleaseResult) -> list[AttemptMove]:
         dims = {
             name: (was.get(name), now.get(name))
             for name in sorted(was.keys() | now.keys())
-            if was.get(name) != now.get(name)
+            if _differs(was.get(name), now.get(name), tolerance)
         }
-        if o is None or n is None or total[0] != total[1] or dims:
-            moves.append(AttemptMove(ident, total, dims))
+        outcome = (o.outcome if o else None, n.outcome if n else None)
+        moved = outcome if outcome[0] != outcome[1] else None
+        if moved or _differs(total[0], total[1], tolerance) or dims:
+            moves.append(AttemptMove(ident, total, dims, moved))
     return moves
 
 
+def _withdrawn_entries(a: ReleaseResult, b: ReleaseResult) -> frozenset[str]:
+    """Entries one of whose attempts was withdrawn on one side only."""
+    old = {(s.entry, s.id) for s in a.attempts if s.outcome == "withdrawn"}
+    new = {(s.entry, s.id) for s in b.attempts if s.outcome == "withdrawn"}
+    return frozenset(entry for entry, _ in old ^ new)
+
+
+def _chains(
+    a: tuple[Manifest, ReleaseResult],
+    b: tuple[Manifest, ReleaseResult],
+    scores: list[ScoreMove],
+    cases: list[CaseMove],
+    cells: list[CellChange],
+) -> list[Chain]:
+    changed = Changed(
+        a[0].inputs,
+        b[0].inputs,
+        [(c.kind, c.name) for c in cells],
+        _withdrawn_entries(a[1], b[1]),
+    )
+    old_ranks = {e.entry: e.rank for e in a[1].entries}
+    new_ranks = {e.entry: e.rank for e in b[1].entries}
+    chains = []
+    for move in scores:
+        mine = [c for c in cases if c.entry == move.entry]
+        found, counts = causes(move.entry, {c.case for c in mine}, changed)
+        chains.append(
+            Chain(
+                entry=move.entry,
+                score=(move.old_score, move.new_score),
+                rank=(move.old_rank, move.new_rank),
+                causes=found,
+                cells=counts,
+                cases=mine,
+                passed=passed(move.entry, old_ranks, new_ranks)
+                if move.old_rank != move.new_rank
+                else [],
+            )
+        )
+    return chains
+
+
 def diff(
-    a_manifest: Manifest, a_result: ReleaseResult, b_manifest: Manifest, b_result: ReleaseResult
+    a_manifest: Manifest,
+    a_result: ReleaseResult,
+    b_manifest: Manifest,
+    b_result: ReleaseResult,
+    tolerance: float = TOLERANCE,
 ) -> ReleaseDiff:
     """Everything that differs from release A to release B."""
+    if not tolerance >= 0:
+        raise ConfigError(f"--tolerance {tolerance}: must be a number at least 0, like 1e-9")
     kinds, cells = _cell_diff(a_manifest, b_manifest)
     outputs = _changes(
         {"release_json": a_manifest.release_json, "site": a_manifest.site},
         {"release_json": b_manifest.release_json, "site": b_manifest.site},
     )
+    scores = _score_moves(a_result, b_result, tolerance)
+    cases = _case_moves(a_result, b_result, tolerance)
     return ReleaseDiff(
         a=a_manifest.release,
         b=b_manifest.release,
         identical=a_manifest == b_manifest,
-        inputs=_changes(_flat_inputs(a_manifest), _flat_inputs(b_manifest)),
+        inputs=_changes(a_manifest.inputs.flat(), b_manifest.inputs.flat()),
         outputs=outputs,
         kinds=kinds,
         cells=cells,
-        scores=_score_moves(a_result, b_result),
-        attempts=_attempt_moves(a_result, b_result),
+        scores=scores,
+        attempts=_attempt_moves(a_result, b_result, tolerance),
+        versions=(a_manifest.version, b_manifest.version),
+        cases=cases,
+        chains=_chains((a_manifest, a_result), (b_manifest, b_result), scores, cases, cells),
+        tolerance=tolerance,
     )

@@ -13,8 +13,14 @@ def build_manifest(
     cells: Iterable[ManifestCell],
     release_json: str,
     site: str,
+    version: int = 1,
 ) -> Manifest:
     ordered = sorted(cells, key=lambda c: (c.kind, c.name))
     return Manifest(
-        release=release, inputs=inputs, cells=ordered, release_json=release_json, site=site
+        release=release,
+        version=version,
+        inputs=inputs,
+        cells=ordered,
+        release_json=release_json,
+        site=site,
     )

@@ -1,4 +1,5 @@
-"""The live roots of the store: pointer files, committed release manifests and runs."""
+"""The live roots of the store: pointer files, committed release manifests and runs, the
+withdrawal sidecars of every release and every manifest version a lock names."""
 
 from __future__ import annotations
 
@@ -44,7 +45,27 @@ def live_roots(store_root: Path, releases: Path) -> Roots:
         runs = _read(path.with_name("runs.json")) if path.with_name("runs.json").is_file() else {}
         for name, digest in runs.get("attempts", {}).items():
             roots.refs.setdefault(f"run:{name}", []).append(OutputRef(digest))
+    for path in sorted(releases.glob("*.withdrawals.json")):
+        sidecars = _field(_read(path), "log")
+        roots.refs[f"withdrawals:{path.name}"] = [OutputRef(d) for d in sidecars if _digest(d)]
+    for path in sorted(releases.glob("*.lock")):
+        versions = [v for v in _field(_read(path), "history") if isinstance(v, dict)]
+        roots.refs[f"lock:{path.name}"] = [
+            OutputRef(v[k])
+            for v in versions
+            for k in ("manifest", "release_json")
+            if _digest(v.get(k))
+        ]
     return roots
+
+
+def _field(data: Any, name: str) -> list[Any]:
+    found = data.get(name) if isinstance(data, dict) else None
+    return found if isinstance(found, list) else []
+
+
+def _digest(value: Any) -> bool:
+    return isinstance(value, str) and len(value) == 64
 
 
 def _read(path: Path) -> Any:

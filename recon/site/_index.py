@@ -1,8 +1,9 @@
-"""index.html: banner, leaderboard, score chart, per-case scores, reliability, attempts."""
+"""index.html: banner, leaderboard (with intervals and tie bands), score chart, per-case
+scores, reliability, withdrawals, attempts."""
 
 from __future__ import annotations
 
-from recon.model.records import EntryResult, ReleaseResult
+from recon.model.result import EntryResult, Interval, ReleaseResult, Reliability
 from recon.site._html import Html, document, join, link, num, section, table, tag
 
 CHART_LABEL_W = 220
@@ -31,25 +32,48 @@ def _status(entry: EntryResult, active: int) -> str:
     return f"unranked: covers {entry.covered} of {active} active cases"
 
 
+def _interval(ci: Interval | None) -> str | None:
+    return None if ci is None else f"{num(ci[0])}–{num(ci[1])}"
+
+
+def _band(entry: EntryResult) -> str | None:
+    if entry.band is None:
+        return None
+    first, last = entry.band
+    return str(first) if first == last else f"{first}–{last} (tied)"
+
+
 def _leaderboard(result: ReleaseResult, entries: list[EntryResult]) -> Html:
     active = len(result.active_cases)
     rows = [
         (
             e.rank,
+            _band(e),
             e.entry,
             e.model,
             e.agent,
             num(e.score),
+            num(e.se),
+            _interval(e.ci),
             f"{e.covered}/{active}",
             _status(e, active),
         )
         for e in entries
     ]
-    headers = ["rank", "entry", "model", "agent", "score", "covered cases", "status"]
+    headers = ["rank", "band", "entry", "model", "agent", "score", "s.e.", "95% interval"]
+    headers += ["covered cases", "status"]
+    boot = result.uncertainty
+    how = (
+        f" Intervals: percentile bootstrap of {boot.resamples} resamples (cases, then repeats "
+        f"within each case), seed {boot.seed}."
+        if boot is not None
+        else ""
+    )
     note = tag(
         "p",
         "Ranking averages valid attempts within each active case, then weights every active "
-        "case equally. An entry is ranked only when it covers every active case.",
+        "case equally. An entry is ranked only when it covers every active case. Entries whose "
+        "neighbouring intervals overlap share a band: they are statistically tied." + how,
         class_="muted",
     )
     return section("Leaderboard", table(headers, rows, "leaderboard"), note)
@@ -109,22 +133,54 @@ def _per_case(result: ReleaseResult, entries: list[EntryResult]) -> Html:
                 row.append(None)
             else:
                 total = sum(score.attempts.values())
-                row.append(f"{num(score.mean)} ({score.valid}/{total} valid)")
+                shown = (
+                    f"{num(score.mean)} [{_interval(score.ci)}]" if score.ci else num(score.mean)
+                )
+                row.append(f"{shown} ({score.valid}/{total} valid)")
         rows.append(row)
     return section("Per-case scores", table(["entry", *result.active_cases], rows, "cases"))
 
 
+def _rate(value: float | None) -> str | None:
+    return None if value is None else f"{value * 100:.1f}%"
+
+
+def _reliability_row(name: str, rel: Reliability) -> list[str | int | None]:
+    outcomes = ", ".join(f"{k} {v}" for k, v in sorted(rel.by_outcome.items()))
+    return [name, rel.attempts, outcomes or None, rel.tries, rel.retries,
+            _rate(rel.harness_failure_rate), rel.withdrawn]  # fmt: skip
+
+
 def _reliability(result: ReleaseResult) -> Html:
     rel = result.reliability
-    rows = [(outcome, count) for outcome, count in sorted(rel.by_outcome.items())]
-    rate = f"{rel.harness_failure_rate * 100:.1f}%"
+    rows = [_reliability_row("release", rel.overall)]
+    rows += [_reliability_row(f"entry {e}", r) for e, r in sorted(rel.entries.items())]
+    rows += [_reliability_row(f"case {c}", r) for c, r in sorted(rel.cases.items())]
+    headers = ["scope", "attempts", "by outcome", "tries", "retries", "harness failure rate"]
     summary = tag(
         "p",
-        f"{rel.attempts} attempts; harness failure rate {rate}. "
-        "Harness failures are excluded from scores and retried.",
+        "Harness failures are excluded from scores and retried; the rate is over every try. "
+        "Withdrawn attempts are in no count but their own.",
         class_="muted",
     )
-    return section("Reliability", summary, table(["outcome", "attempts"], rows, "reliability"))
+    return section("Reliability", summary, table([*headers, "withdrawn"], rows, "reliability"))
+
+
+def _withdrawals(result: ReleaseResult) -> Html:
+    if not result.withdrawals:
+        return section("Withdrawals", tag("p", "No attempt is withdrawn.", class_="muted"))
+    rows = [
+        (
+            w.attempt,
+            "automatic" if w.automatic else f"by {w.by}" + (f" at {w.at}" if w.at else ""),
+            w.reason,
+            w.recorded_outcome,
+            "; ".join(f"{k} {a}→{b}" for k, (a, b) in w.effect.items()) or "none (not applied)",
+        )
+        for w in result.withdrawals
+    ]
+    headers = ["attempt", "withdrawn", "reason", "recorded outcome", "denominators"]
+    return section("Withdrawals", table(headers, rows, "withdrawals"))
 
 
 def _attempts(result: ReleaseResult) -> Html:
@@ -154,6 +210,7 @@ def index_page(result: ReleaseResult) -> bytes:
             _chart(entries),
             _per_case(result, entries),
             _reliability(result),
+            _withdrawals(result),
             _attempts(result),
         ]
     )

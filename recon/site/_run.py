@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from recon.model.records import AttemptSummary, ReleaseResult
+from recon.model.result import AttemptSummary, ReleaseResult
 from recon.site._html import Cell, Html, document, esc, join, link, num, section, table, tag
 
 AddImage = Callable[[bytes, str], str]
@@ -89,6 +89,7 @@ def _facts(result: ReleaseResult, attempt: AttemptSummary) -> Html:
         ("reason", attempt.reason),
         ("formal", "yes" if attempt.formal else "no"),
         ("total", num(attempt.total)),
+        ("tries", attempt.tries),
         ("release", result.release),
         ("record", tag("code", attempt.record)),
     ]
@@ -96,8 +97,10 @@ def _facts(result: ReleaseResult, attempt: AttemptSummary) -> Html:
 
 
 def _trace(attempt: AttemptSummary) -> Html:
-    t = attempt.trace
+    t, e = attempt.trace, attempt.egress
     rows = [("turns", t.turns), ("tool calls", t.tool_calls), ("tokens", t.tokens)]
+    rows += [("egress allowed", e.allowed), ("egress refused", e.refused)]
+    rows += [("egress failed", e.failed)]
     return section("Trace", table(["count", "value"], rows, "trace"))
 
 

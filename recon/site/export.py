@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping
 
 from recon.errors import HarnessError
-from recon.model.records import AttemptSummary, ReleaseResult
+from recon.model.result import AttemptSummary, ReleaseResult
 from recon.site._html import STYLE
 from recon.site._index import index_page
 from recon.site._run import run_page

@@ -122,4 +122,4 @@ def test_mini_swe_agent_formal_release_through_the_egress_proxy(
         assert "credentials missing" in failed.reason and key in failed.reason
         assert failed_run.duration_s == 0.0 and store.read_bytes(failed_run.logs) == b""
         assert by_entry[name]["outcome"] == "harness_failure" and by_entry[name]["total"] is None
-    assert result["reliability"]["by_outcome"]["harness_failure"] == 2
+    assert result["reliability"]["overall"]["by_outcome"]["harness_failure"] == 2

@@ -115,9 +115,11 @@ def test_json_duplicate_keys_and_nan_are_refused(tmp_path: Path) -> None:
     reliability = {"attempts": 1, "by_outcome": {}, "harness_failure_rate": float("nan")}
     data = {"release": "r", "title": "t", "protocol": "p", "formal": False, "formal_note": "",
             "aggregation": "case-mean-v1", "active_cases": [], "entries": [], "attempts": [],
-            "reliability": reliability}  # fmt: skip
+            "reliability": {"overall": reliability}}  # fmt: skip
     path.write_text(json.dumps(data))  # json.dumps writes NaN
-    with pytest.raises(ConfigError, match="harness_failure_rate: must be a finite number"):
+    with pytest.raises(
+        ConfigError, match=r"overall\.harness_failure_rate: must be a finite number"
+    ):
         load_json(ReleaseResult, path)
 
 

@@ -57,6 +57,10 @@ TABLE: list[tuple[str, frozenset[str]]] = [
     ("agents/*", frozenset()),
     ("release/__init__.py", frozenset({"aggregate", "manifest"})),
     ("release/aggregate.py", frozenset({"aggregate"})),
+    ("release/reliability.py", frozenset({"aggregate"})),
+    ("release/uncertainty.py", frozenset({"aggregate"})),
+    ("release/withdrawals.py", frozenset({"aggregate"})),
+    ("release/withdrawn.py", frozenset({"aggregate"})),
     ("release/manifest.py", frozenset({"manifest"})),
     ("release/*", frozenset()),
     ("site/*", frozenset({"site"})),
@@ -145,7 +149,7 @@ def test_a_numeric_library_version_re_keys_the_kinds_that_import_it(
 
     monkeypatch.setattr(codegraph, "_version", bumped)
     after = digests(package, graph)
-    assert {k for k in before if before[k] != after[k]} == {"grade"}
+    assert {k for k in before if before[k] != after[k]} == {"grade", "aggregate"}
     assert after != before
 
 

@@ -54,7 +54,9 @@ def test_cold_build_runs_every_cell_kind_and_ranks_by_policy(
     crash = by_entry["scripted-crash"]
     assert crash["ranked"] is False and crash["score"] is None and crash["rank"] is None
     assert [c["attempts"] for c in crash["cases"]] == [{"missing": 2}] * CASES
-    assert release["reliability"]["by_outcome"] == {"missing": 2 * CASES, "valid": 4 * CASES}
+    overall = release["reliability"]["overall"]
+    assert overall["by_outcome"] == {"missing": 2 * CASES, "valid": 4 * CASES}
+    assert overall["tries"] == 6 * CASES and overall["harness_failure_rate"] == 0.0
     assert {c["kind"] for c in manifest["cells"]} == ALL_KINDS - {"manifest"}
     assert set(manifest["inputs"]["code"]) == ALL_KINDS
     assert (project / "releases/demo/site/index.html").is_file()

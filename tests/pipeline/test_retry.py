@@ -55,5 +55,8 @@ def test_retries_are_bounded_and_linked(tmp_path: Path, monkeypatch: pytest.Monk
     third = doit(project, "release:retry")
     assert third.ran == [] and sum(third.executed.values()) == 0, third.stdout
     result = json.loads((project / "releases/retry/release.json").read_text())
-    assert result["reliability"]["by_outcome"] == {"harness_failure": 1}
+    overall = result["reliability"]["overall"]
+    assert overall["by_outcome"] == {"harness_failure": 1}
+    assert (overall["tries"], overall["retries"], overall["harness_failures"]) == (2, 1, 2)
+    assert result["attempts"][0]["tries"] == 2
     assert result["entries"][0]["ranked"] is False

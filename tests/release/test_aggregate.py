@@ -9,86 +9,27 @@ from pydantic import ValidationError
 
 from recon.model import (
     PUBLIC_TERMS,
-    AttemptRecord,
     AttemptSummary,
     DimensionSummary,
     Entry,
     ReleaseDef,
+    ReleaseResult,
 )
 from recon.model.grading import DIMENSIONS
 from recon.release.aggregate import Graded, aggregate
+from tests.release.factories import attempt, conditions
+from tests.release.factories import entry as _entry
+from tests.release.factories import release as _release
 
 DIGEST = "0" * 64
 
 
-def _entry(ident: str) -> Entry:
-    return Entry.model_validate(
-        {
-            "id": ident,
-            "model": {"provider": "p", "name": ident, "version": "1"},
-            "agent": {"name": "a", "version": "1", "command": ["x"]},
-            "reasoning_effort": "none",
-            "tool_profile": "none",
-            "sandbox": {"backend": "native"},
-            "budget": {
-                "cpus": 1,
-                "memory_mb": 64,
-                "pids": 16,
-                "wall_s": 1,
-                "disk_mb": 1,
-                "output_mb": 1,
-            },
-        }
-    )
-
-
-def _release(entries: list[str], cases: list[str]) -> ReleaseDef:
-    return ReleaseDef.model_validate(
-        {
-            "id": "r",
-            "title": "t",
-            "cases": cases,
-            "entries": entries,
-            "protocol": {
-                "name": "p",
-                "repeats": 2,
-                "time_limit_s": 1,
-                "backend": "native",
-                "formal": False,
-            },
-        }
-    )
+def _run(release: ReleaseDef, entries: dict[str, Entry], attempts: list[Graded]) -> ReleaseResult:
+    return aggregate(release, entries, attempts, conditions(list(entries))).result
 
 
 def _attempt(entry: str, case: str, index: int, outcome: str, total: float | None) -> Graded:
-    record = AttemptRecord(
-        entry=entry,
-        case=case,
-        index=index,
-        protocol="p",
-        backend="native",
-        formal=False,
-        outcome=outcome,
-        reason="r",
-        image=DIGEST,
-    )
-    grade = (
-        None
-        if total is None
-        else {
-            "total": total,
-            "dimensions": {"functional": total, "regional_visual": 1.0},
-            "terms": {
-                "functional": {"assertions": 4.0, "weight_sum": 3.5, "weight_passed": 1.75},
-                "regional_visual": {"regions": 2.0, "weight_sum": 3.0, "weighted_sum": 3.0},
-            },
-            "arithmetic": [
-                {"term": "functional", "weight": 0.3, "value": total, "product": 0.3 * total},
-                {"term": "regional_visual", "weight": 0.7, "value": 1.0, "product": 0.7},
-            ],
-        }
-    )
-    return Graded(f"{entry}.{case}.{index}", record, DIGEST, grade)
+    return attempt(entry, case, index, outcome, total)
 
 
 def test_case_mean_then_equal_case_weight_and_coverage() -> None:
@@ -105,29 +46,27 @@ def test_case_mean_then_equal_case_weight_and_coverage() -> None:
         _attempt("c", "x", 0, "valid", 1.0),
         _attempt("c", "y", 0, "missing", None),
     ]
-    result = aggregate(_release(["a", "b", "c"], ["x", "y"]), entries, attempts)
+    result = _run(_release(["a", "b", "c"], ["x", "y"]), entries, attempts)
     by = {e.entry: e for e in result.entries}
     assert by["a"].score == 0.5 and by["b"].score == 0.5  # (0.75 + 0.25) / 2, not (1+.5+.25)/3
     assert by["a"].rank == 1 and by["b"].rank == 1  # a tie shares the rank
     assert by["c"].ranked is False and by["c"].rank is None and by["c"].score is None
     assert by["c"].covered == 1 and by["c"].cases[0].mean == 1.0  # partial: visible, unranked
     assert [e.entry for e in result.entries] == ["a", "b", "c"]
-    assert result.reliability.by_outcome["harness_failure"] == 1
-    assert result.reliability.harness_failure_rate == 0.1
+    assert result.reliability.overall.by_outcome["harness_failure"] == 1
+    assert result.reliability.overall.harness_failure_rate == 0.1
     assert len(result.attempts) == len(attempts)  # excluded attempts stay listed
 
 
 def test_published_dimensions_carry_values_and_public_terms_never_weights_or_products() -> None:
-    result = aggregate(
-        _release(["a"], ["x"]), {"a": _entry("a")}, [_attempt("a", "x", 0, "valid", 0.5)]
-    )
+    result = _run(_release(["a"], ["x"]), {"a": _entry("a")}, [_attempt("a", "x", 0, "valid", 0.5)])
     summary = result.attempts[0]
     assert summary.total == 0.5
     assert summary.dimensions["functional"] == DimensionSummary(
         value=0.5, terms={"assertions": 4.0}
     )
     assert summary.dimensions["regional_visual"] == DimensionSummary(
-        value=1.0, terms={"regions": 2.0}
+        value=0.5, terms={"regions": 2.0}
     )
     published = result.model_dump_json()
     for sealed in ("weight", "product", "arithmetic", "0.15", "0.7", "3.5", "1.75"):
@@ -174,5 +113,5 @@ def test_public_terms_cover_every_dimension_and_name_no_weight() -> None:
 
 
 def test_non_formal_release_says_so() -> None:
-    result = aggregate(_release(["a"], ["x"]), {"a": _entry("a")}, [])
+    result = _run(_release(["a"], ["x"]), {"a": _entry("a")}, [])
     assert result.formal is False and "Non-formal" in result.formal_note

@@ -12,7 +12,7 @@ import blake3
 import pytest
 
 from recon.errors import ConfigError
-from recon.model.records import (
+from recon.model import (
     AttemptSummary,
     CaseScore,
     EntryResult,
@@ -22,6 +22,7 @@ from recon.model.records import (
     Ref,
     ReleaseResult,
     Reliability,
+    ReliabilityReport,
 )
 from recon.release.diff import diff, load_side
 from recon.release.diff_report import render_table, to_json
@@ -104,7 +105,9 @@ def result(scores: Mapping[str, tuple[int | None, float | None]], **over: Any) -
         "active_cases": list(CASES),
         "entries": [entry(n, r, s) for n, (r, s) in sorted(scores.items())],
         "attempts": [],
-        "reliability": Reliability(attempts=0, by_outcome={}, harness_failure_rate=0.0),
+        "reliability": ReliabilityReport(
+            overall=Reliability(attempts=0, by_outcome={}, harness_failure_rate=None)
+        ),
     }
     return ReleaseResult(**(fields | over))
 
@@ -304,8 +307,11 @@ def test_attempt_totals_and_dimension_values_that_moved_are_listed() -> None:
         "id": "alpha.home.0",
         "total": [0.7, 0.65],
         "dimensions": {"global_visual": [0.9, 0.8]},
+        "outcome": None,
     }
     assert data[2]["total"] == [None, None] and data[1]["dimensions"] == {"functional": [0.1, None]}
+    assert data[1]["outcome"] == ["valid", None] and data[2]["outcome"] == [None, "harness_failure"]
+    assert "outcome valid -> (none)" in table
 
 
 def test_a_v1_release_json_loads_without_its_arithmetic(tmp_path: Path) -> None:
@@ -318,10 +324,18 @@ def test_a_v1_release_json_loads_without_its_arithmetic(tmp_path: Path) -> None:
         | {"dimensions": {"functional": 0.5}, "arithmetic": [row]}
     ]}  # fmt: skip
     (path.parent / "release.json").write_text(json.dumps(v1))
+    v1["reliability"] = {"attempts": 4, "by_outcome": {"valid": 3, "harness_failure": 1},
+                         "harness_failure_rate": 0.25}  # fmt: skip
+    for key in ("uncertainty", "withdrawals"):
+        v1.pop(key)
+    (path.parent / "release.json").write_text(json.dumps(v1))
     _, loaded = load_side(str(path), tmp_path)
-    assert loaded.schema_version == 2
+    assert loaded.schema_version == 3
     assert loaded.attempts[0].dimensions["functional"].value == 0.5
     assert "product" not in loaded.model_dump_json()
-    (path.parent / "release.json").write_text(json.dumps(v1 | {"schema_version": 3}))
-    with pytest.raises(ConfigError, match="unsupported schema_version 3"):
+    overall = loaded.reliability.overall  # v2's one line, its rate over attempts
+    assert (overall.attempts, overall.tries, overall.harness_failures) == (4, 4, 1)
+    assert overall.harness_failure_rate == 0.25
+    (path.parent / "release.json").write_text(json.dumps(v1 | {"schema_version": 4}))
+    with pytest.raises(ConfigError, match="unsupported schema_version 4"):
         load_side(str(path), tmp_path)

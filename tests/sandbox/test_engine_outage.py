@@ -311,11 +311,12 @@ def test_engine_stopped_mid_release_gives_harness_failures_retried_next_build(
 
     release = read_json(project / f"releases/{RELEASE}/release.json")
     assert release["formal"] is True
-    assert release["reliability"]["by_outcome"] == {
+    reliability = release["reliability"]["overall"]
+    assert reliability["by_outcome"] == {
         "harness_failure": len(failed),
         "valid": len(kept),
     }  # no missing, ungradeable or timeout: the model is not blamed for the engine
-    assert release["reliability"]["harness_failure_rate"] == len(failed) / len(ENTRIES)
+    assert reliability["harness_failure_rate"] == len(failed) / len(ENTRIES)
     summaries = {f"attempt:{a['id']}": a for a in release["attempts"]}
     results = {e["entry"]: e for e in release["entries"]}
     for name in failed:
@@ -344,7 +345,11 @@ def test_engine_stopped_mid_release_gives_harness_failures_retried_next_build(
     assert attempt_keys(project) == keys
     assert all(str(r["image_id"]).startswith("sha256:") for r in after.values())
     release = read_json(project / f"releases/{RELEASE}/release.json")
-    assert release["reliability"]["by_outcome"] == {"valid": len(ENTRIES)}
+    reliability = release["reliability"]["overall"]
+    assert reliability["by_outcome"] == {"valid": len(ENTRIES)}
+    # every try counts: the failed first tries stay in the reliability statistics
+    assert reliability["tries"] == len(ENTRIES) + len(failed)
+    assert reliability["harness_failures"] == reliability["retries"] == len(failed)
     assert all(e["ranked"] for e in release["entries"])
     assert containers(engine, attempt_tmp) == []
     assert not list(attempt_tmp.iterdir())  # every attempt's folders were removed

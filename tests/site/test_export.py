@@ -14,12 +14,13 @@ from PIL import Image
 from pydantic import ValidationError
 
 from recon.errors import HarnessError
-from recon.model.records import (
+from recon.model import (
     AttemptSummary,
     CaseScore,
     EntryResult,
     ReleaseResult,
     Reliability,
+    ReliabilityReport,
     Trace,
 )
 from recon.site import _run, build_site
@@ -86,10 +87,12 @@ def release(
         "active_cases": ["home", "shop"],
         "entries": entries,
         "attempts": attempts,
-        "reliability": Reliability(
-            attempts=len(attempts),
-            by_outcome={"valid": len(attempts) - 1, "harness_failure": 1},
-            harness_failure_rate=0.25,
+        "reliability": ReliabilityReport(
+            overall=Reliability(
+                attempts=len(attempts),
+                by_outcome={"valid": len(attempts) - 1, "harness_failure": 1},
+                harness_failure_rate=0.25,
+            )
         ),
     }
     return ReleaseResult(**(fields | over))

@@ -5,7 +5,8 @@ protocol's digests and the attempt index, and no harness code (the kind is code-
 no harness change re-runs an agent). Writes:
 
 - ``record``: the :class:`~recon.model.AttemptRecord` (what the run produced: outcome,
-  reason, exit code, image, trace counts, refusals, egress counts);
+  reason, exit code, trace counts, refusals, egress counts; and the conditions it ran
+  under: protocol, protocol digest, image, entry digest, evidence condition);
 - ``build``: the build output tree, only when the attempt is valid, the one output the
   render and grade cells read, so a re-run with identical output re-renders nothing
   (an invalid attempt's output, if any, is kept as ``partial``);
@@ -92,6 +93,9 @@ def attempt(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
         trace=run.trace,
         try_index=try_index,
         retry_of=previous[0] if previous is not None else None,
+        protocol_digest=p["protocol"],
+        entry_digest=p["entry_digest"],
+        evidence_condition=entry.evidence_condition,
         **extra,
     )
     ran = RunRecord(duration_s=run.duration_s, logs=rt.store.put_bytes(run.logs), **meta)

@@ -1,7 +1,7 @@
 """The manifest cell: every input and output digest of a release (DESIGN §4).
 
 Reads: the pointer of every upstream cell of the release (their keys and outputs) and the
-release's input digests and toolchain (a parameter). Writes: ``manifest``, a
+release's input digests, toolchain and manifest version (parameters). Writes: ``manifest``, a
 :class:`~recon.model.Manifest` blob. Run metadata outputs (an attempt's ``run``: its
 duration and logs) are left out: two cold builds of the same inputs give the same
 manifest, byte for byte. The release's ``runs.json`` lists them instead.
@@ -35,5 +35,6 @@ def manifest(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
         cells,
         release_json=inputs[f"aggregate:{release}.release"],
         site=inputs[f"site:{release}.site"],
+        version=cell.params.get("version", 1),
     )
     return Produced({"manifest": blob(rt.store, built.model_dump(mode="json"))})

@@ -103,15 +103,7 @@ def aggregate(
 ) -> Aggregated:
     """The release JSON of ``attempts``, and the sidecars of its automatic withdrawals."""
     plain = [_plain(a) for a in attempts]
-    auto = {
-        a.id: withdrawn.automatic(release.id, a.id, a.record_digest, found)
-        for a in attempts
-        if (
-            found := withdrawn.mismatches(
-                a.record, conditions.expected(release, entries[a.record.entry])
-            )
-        )
-    }
+    auto = _automatic(release, entries, attempts, conditions)
     scope = _Scope(release, attempts, withdrawn.applied(plain, withdrawals, auto))
     results = [_entry_result(scope, entries[e], conditions) for e in release.entries]
     slots = [_slot(scope, a) for a in attempts]
@@ -133,6 +125,22 @@ def aggregate(
         ),
         auto,
     )
+
+
+def _automatic(
+    release: ReleaseDef,
+    entries: Mapping[str, Entry],
+    attempts: Sequence[Graded],
+    conditions: Conditions,
+) -> dict[str, Sidecar]:
+    """The sidecar of every attempt whose recorded conditions differ from the release's."""
+    found = {}
+    for a in attempts:
+        expected = conditions.expected(release, entries[a.record.entry])
+        mismatch = withdrawn.mismatches(a.record, expected)
+        if mismatch:
+            found[a.id] = withdrawn.automatic(release.id, a.id, a.record_digest, mismatch)
+    return found
 
 
 def _plain(a: Graded) -> withdrawn.Attempt:
@@ -207,11 +215,7 @@ def _dimensions(scope: _Scope, entry: str, active: list[str]) -> dict[str, Estim
     boot = scope.release.aggregation.bootstrap
     found: dict[str, Estimate] = {}
     for name in DIMENSIONS:
-        per_case = [
-            [float(a.grade["dimensions"][name]) for a in scope.counted(entry, c)
-             if scope.total(a) is not None and a.grade and name in a.grade.get("dimensions", {})]
-            for c in active
-        ]  # fmt: skip
+        per_case = [_dimension_values(scope, entry, case, name) for case in active]
         if not all(per_case):
             continue
         means = [uncertainty.mean(v) for v in per_case]
@@ -222,6 +226,16 @@ def _dimensions(scope: _Scope, entry: str, active: list[str]) -> dict[str, Estim
             ci=uncertainty.entry_interval(per_case, rng, boot.resamples),
         )
     return found
+
+
+def _dimension_values(scope: _Scope, entry: str, case: str, name: str) -> list[float]:
+    """The values of one dimension over the attempts that count in the case mean."""
+    values = []
+    for a in scope.counted(entry, case):
+        dims = (a.grade or {}).get("dimensions", {})
+        if scope.total(a) is not None and name in dims:
+            values.append(float(dims[name]))
+    return values
 
 
 def _case_score(scope: _Scope, entry: str, case: str) -> CaseScore:

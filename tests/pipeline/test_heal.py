@@ -156,7 +156,8 @@ def test_verify_repair_offline_then_one_rebuild(demo: Path) -> None:
     assert not (demo / f"store/cells/grade/{FAITHFUL}.json").exists()
     rebuilt = doit(demo, "release:demo", check=False)
     clean_log(rebuilt)
-    assert f"grade:{FAITHFUL}" in rebuilt.ran
+    # both faithful attempts built the same bytes: one grade cell runs, the other reuses it
+    assert [c for c in rebuilt.ran if c.startswith(f"grade:{FAITHFUL[:-1]}")]
     assert manifest(demo) == before
     assert recon(demo, "store", "verify").returncode == 0
 

@@ -53,6 +53,9 @@ MOMENTS = 4
 
 RowSource = Callable[[int, int], tuple[np.ndarray, np.ndarray]]
 """``rows(r0, r1)`` returns rows ``r0:r1`` of both images as 2-D integer arrays."""
+BandSink = Callable[[int, np.ndarray, np.ndarray, np.ndarray], None]
+"""``consume(t0, x, y, map)``: one band's rows of both images and its SSIM map."""
+Window = tuple[int, int]
 
 
 def window_shape(height: int, width: int) -> tuple[int, int]:
@@ -75,18 +78,37 @@ def mean_ssim(x: np.ndarray, y: np.ndarray, scale: int = 1) -> float:
 
 def mean_ssim_rows(rows: RowSource, height: int, width: int, scale: int) -> float:
     """Mean SSIM over all whole windows, reading both images band by band from ``rows``."""
+    total = 0.0
+
+    def add(_t0: int, _x: np.ndarray, _y: np.ndarray, band: np.ndarray) -> None:
+        nonlocal total
+        total += float(band.sum(dtype=np.float64))
+
+    tops, cols = ssim_bands(rows, height, width, scale, add)
+    return total / (tops * cols)
+
+
+def ssim_bands(
+    rows: RowSource, height: int, width: int, scale: int, consume: BandSink, multiple: int = 1
+) -> Window:
+    """Hand every band's SSIM map to ``consume(t0, x, y, map)``, band by band.
+
+    ``map[i, j]`` is the SSIM of the window whose top-left pixel is ``(t0 + i, j)``;
+    ``x`` and ``y`` are the band's rows of both images (``map.shape[0] + win_h - 1`` of
+    them). Every ``t0`` is a multiple of ``multiple``. The map is a buffer reused by the
+    next band: read it, do not keep it. Returns the number of window rows and columns.
+    """
     if not 1 <= width <= MAX_WIDTH or height < 1:
         raise ValueError(f"mean_ssim: image {height}x{width} outside 1..{MAX_WIDTH} px wide")
     win_h, win_w = window_shape(height, width)
     tops = height - win_h + 1
-    band = max(1, BAND_PIXELS // width)
+    band = max(multiple, BAND_PIXELS // width // multiple * multiple)
     work = _Work(min(band, tops), width, win_h, win_w, scale)
-    total = 0.0
     for t0 in range(0, tops, band):
         t1 = min(tops, t0 + band)
         x, y = rows(t0, t1 + win_h - 1)
-        total += float(work.band_map(x, y).sum(dtype=np.float64))
-    return total / (tops * (width - win_w + 1))
+        consume(t0, x, y, work.band_map(x, y))
+    return tops, width - win_w + 1
 
 
 class _Work:

@@ -2,8 +2,9 @@
 
 A pure function of what the grade cell reads from the store (DESIGN §6):
 
-- ``global_visual``: the mean over every matrix point of :mod:`global_visual`; a point
-  whose capture failed (route missing, page broken) scores 0 there.
+- ``global_visual``: the mean over every matrix point of :mod:`global_visual` on the
+  point's still and DOM snapshot (its content path); a point whose capture failed (route
+  missing, page broken) scores 0 there.
 - ``regional_visual``: :mod:`regional` on the default state of the first route, per
   region viewport.
 - ``functional``: :mod:`functional` on the assertions probed at the contract's first
@@ -13,8 +14,9 @@ A pure function of what the grade cell reads from the store (DESIGN §6):
   reference's, and the assertions probed at that viewport as layout checks, each met
   when its outcome is the reference's there.
 - ``workflow``: :mod:`workflow` on the probed checkpoints; a ``compare_oracle``
-  checkpoint's screenshot is scored with :mod:`global_visual` against the reference's
-  screenshot at the same checkpoint.
+  checkpoint's screenshot is scored with :mod:`global_visual` (its image path: a
+  checkpoint has no DOM snapshot) against the reference's screenshot at the same
+  checkpoint.
 - ``preservation``: :mod:`preservation`, "before" being the case's starter and "after"
   the attempt: its protected assertions as probed, its protected regions passing when
   their regional score reaches ``thresholds.region_pass``.
@@ -161,7 +163,9 @@ def _global(cand: Mapping[str, View], ref: Mapping[str, View]) -> dict[str, Any]
         elif got is None or got.image is None:
             row |= {"score": 0.0, "failure": got.failure if got else "not captured"}
         else:
-            result = global_visual.score(got.image, want.image)
+            result = global_visual.score(
+                got.image, want.image, candidate_dom=got.dom, reference_dom=want.dom
+            )
             row |= {"score": result.score, "terms": result.terms}
         rows.append(row)
     value = mean([r["score"] for r in rows])
@@ -219,6 +223,7 @@ def _responsive(
 
 
 def _checkpoint_visuals(cand: Build, ref: Build) -> dict[str, float]:
+    """Checkpoint screenshots have no DOM snapshot: global visual's image path."""
     scores: dict[str, float] = {}
     for key, want in sorted(ref.probed.screenshots.items()):
         got = cand.probed.screenshots.get(key)

@@ -1,8 +1,14 @@
-"""Unit tests for recon.grade.global_visual and its SSIM kernel (skimage is a test-only oracle)."""
+"""Unit tests for recon.grade.global_visual and its SSIM kernel (skimage is a test-only oracle).
+
+Pages come from ``tests.grade.synthetic``: a DOM snapshot and the screenshot drawn from it,
+so a defect changes both as a render would. Issue 17's variants on real renders of every
+case are in ``test_visual_variants.py``.
+"""
 
 from __future__ import annotations
 
 import tracemalloc
+from typing import Any
 
 import numpy as np
 import pytest
@@ -11,92 +17,180 @@ from skimage.metrics import structural_similarity
 
 from recon.errors import HarnessError
 from recon.grade import _ssim
-from recon.grade.global_visual import BLANK_GUARD, VERSION, GlobalVisual, score
+from recon.grade.global_visual import BLANK_GUARD, VERSION, WEIGHTS, GlobalVisual, score
+from tests.grade.synthetic import WIDTH, draw, el, landing, recoloured, shifted, without
+
+Dom = list[dict[str, Any]]
+REF_DOM = landing()
+REF = draw(REF_DOM)
 
 
-def page(height: int, width: int = 320, seed: int = 0) -> np.ndarray:
-    """A white page with coloured blocks and dark 'text' lines, deterministic per seed."""
-    rng = np.random.default_rng(seed)
-    img = np.full((height, width, 3), 255, dtype=np.uint8)
-    for _ in range(max(1, height // 40)):
-        y, x = int(rng.integers(0, height)), int(rng.integers(0, width))
-        h, w = int(rng.integers(8, 80)), int(rng.integers(20, width // 2 + 21))
-        img[y : y + h, x : x + w] = rng.integers(0, 256, 3, dtype=np.uint8)
-    for y in range(4, height - 6, 14):
-        words = rng.integers(0, 2, width // 6).astype(bool).repeat(6)[:width]
-        img[y : y + 6, : words.size][:, words] = 30
-    return img
+def grade(dom: Dom, image: np.ndarray | None = None, *, ref_dom: Dom = REF_DOM) -> GlobalVisual:
+    ref = draw(ref_dom, max(900, _bottom(ref_dom)))
+    cand = draw(dom, max(900, _bottom(dom))) if image is None else image
+    return score(cand, ref, candidate_dom=dom, reference_dom=ref_dom)
 
 
-def smooth(shape: tuple[int, int], seed: int) -> np.ndarray:
-    """Smooth random luma in 0..255 (float64), blurred noise plus a gradient."""
-    rng = np.random.default_rng(seed)
-    blurred = gaussian(rng.random(shape), sigma=3.0)
-    blurred = (blurred - blurred.min()) / (np.ptp(blurred) + 1e-12)
-    ramp = np.linspace(0.0, 1.0, shape[1])[None, :]
-    return np.asarray(255.0 * (0.7 * blurred + 0.3 * ramp))
+def _bottom(dom: Dom) -> int:
+    return max(e["box"][1] + e["box"][3] for e in dom)
 
 
-REF = page(600)
+def tall(copies: int = 3) -> Dom:
+    """``copies`` landing pages stacked, each with its own words (a 900 px screen each)."""
+    dom: Dom = [el("html", (0, 0, WIDTH, 900 * copies)), el("body", (0, 0, WIDTH, 900 * copies))]
+    for k in range(copies):
+        for e in landing()[2:]:
+            x, y, w, h = e["box"]
+            text = f"{e['text']} part {k}" if e["text"] else ""
+            dom.append(e | {"box": [x, y + 900 * k, w, h], "text": text})
+    return dom
+
+
+def swapped(dom: Dom, a: tuple[int, int], b: tuple[int, int]) -> Dom:
+    """The DOM with the rows a and b (equal heights) exchanged."""
+    out = []
+    for e in dom:
+        x, y, w, h = e["box"]
+        if a[0] <= y and y + h <= a[1]:
+            y += b[0] - a[0]
+        elif b[0] <= y and y + h <= b[1]:
+            y -= b[0] - a[0]
+        out.append(e | {"box": [x, y, w, h]})
+    return out
 
 
 def test_identical_pages_score_exactly_one() -> None:
-    result = score(REF, REF.copy())
+    result = grade(REF_DOM)
     assert isinstance(result, GlobalVisual)
-    assert result.score == 1.0
-    assert result.version == VERSION
-    assert result.terms["ssim"] == 1.0 and result.terms["colour"] == 1.0
+    assert result.score == 1.0 and result.version == VERSION
+    for term in ("content", "coverage", "text", "position", "ssim", "colour", "appearance"):
+        assert result.terms[term] == 1.0, term
+    assert result.terms["added"] == 0.0 and result.terms["blank"] == 0.0
     assert result.terms["score"] == result.score
 
 
-def test_blank_candidate_scores_below_a_tenth() -> None:
-    result = score(np.full_like(REF, 255), REF)
-    assert result.score < 0.1
-    assert result.terms["blank_guard"] == BLANK_GUARD
-    assert result.terms["candidate_uniform"] == 1.0
-    assert result.terms["reference_uniform"] == 0.0
+def test_an_empty_page_is_blank_by_content() -> None:
+    empty = REF_DOM[:2]  # html and body only
+    result = grade(empty, np.full_like(REF, 255))
+    assert result.terms["blank"] == 1.0 and result.terms["blank_guard"] == BLANK_GUARD
+    assert result.terms["coverage"] == 0.0 and result.score <= 0.05
 
 
-def test_recoloured_region_scores_between_blank_and_identical() -> None:
-    recoloured = REF.copy()
-    recoloured[100:300, 40:280] = REF[100:300, 40:280][..., ::-1]  # swap R and B
-    blank = score(np.full_like(REF, 255), REF).score
-    result = score(recoloured, REF)
-    assert blank < result.score < 1.0
+def test_text_in_the_dom_but_not_on_screen_is_not_content() -> None:
+    """The DOM alone cannot make a page non-blank: its blocks must show in its pixels."""
+    result = grade(REF_DOM, np.full_like(REF, 255))
+    assert result.terms["candidate_blocks"] == 0.0
+    assert result.terms["candidate_hidden"] == result.terms["reference_blocks"]
+    assert result.terms["blank"] == 1.0 and result.score <= 0.05
+
+
+def test_right_content_on_a_flat_background_is_not_blank() -> None:
+    """Issue 17's sign-in page: a reference with a coloured hero and header, rebuilt flat."""
+    flat = recoloured(
+        recoloured(REF_DOM, "section", "rgb(255, 255, 255)"), "header", "rgb(60, 60, 60)"
+    )
+    result = grade(flat)
+    assert result.terms["blank"] == 0.0 and result.terms["coverage"] == 1.0
     assert result.terms["colour"] < 1.0
-    assert result.terms["blank_guard"] == 1.0
+    assert 0.6 <= result.score < 1.0
 
 
-def test_shifted_content_scores_lower_than_identical() -> None:
-    shifted = np.full_like(REF, 255)
-    shifted[9:] = REF[:-9]
-    result = score(shifted, REF)
-    assert 0.1 < result.score < 1.0
-    assert result.terms["ssim"] < 1.0
+def test_grey_copy_loses_the_colour_term() -> None:
+    luma = REF @ np.array([0.299, 0.587, 0.114])
+    grey = np.repeat(np.round(luma).astype(np.uint8)[..., None], 3, axis=2)
+    result = grade(REF_DOM, grey)
+    assert result.terms["colour_applicable"] == 1.0 and result.terms["colour"] < 0.5
+    assert result.terms["content"] == 1.0
+    assert result.score <= 1.0 - 0.10
 
 
-def test_height_difference_is_penalised_by_the_declared_term() -> None:
-    short = score(REF[:384], REF)
-    assert short.terms["height_ratio"] == 384 / 600
-    assert short.terms["height_term"] == pytest.approx(0.8)
-    assert short.score <= 0.8
-    tall = np.concatenate([REF, np.full((150, REF.shape[1], 3), 255, np.uint8)])
-    padded = score(tall, REF)
-    assert padded.terms["height_ratio"] == 600 / 750
-    assert padded.score < 1.0
+def test_first_screen_of_a_long_page_loses_what_it_omits() -> None:
+    dom = tall(3)
+    image = draw(dom, 2700)
+    image[900:] = 255
+    result = grade(dom, image, ref_dom=dom)
+    assert result.terms["coverage"] == pytest.approx(1 / 3, abs=0.05)
+    assert result.score <= 0.35
+
+
+def test_right_content_at_another_height_is_not_crushed() -> None:
+    """40 px lower, or the cards 120 px lower: the row map finds the content where it is."""
+    down = shifted(REF_DOM, 40, 0)
+    moved = grade(down)
+    assert moved.terms["ssim"] > 0.97 and moved.terms["content"] == 1.0
+    assert moved.score >= 0.8
+    cards = grade(shifted(REF_DOM, 120, 400))
+    assert cards.terms["coverage"] == 1.0 and cards.score >= 0.8
+    unaligned = score(draw(down, 940), REF)  # the image path: no content to align by
+    assert unaligned.terms["ssim"] < moved.terms["ssim"]
+
+
+def test_reordered_sections_cost_position_not_content() -> None:
+    # The hero (rows 100-380) and the cards (420-700, so 100-380 + 320) trade places.
+    reordered = swapped(REF_DOM, (100, 380), (420, 700))
+    result = grade(reordered)
+    assert result.terms["content"] == 1.0 and result.terms["position"] < 0.9
+    assert grade(REF_DOM[:2], np.full_like(REF, 255)).score < result.score < 1.0
+
+
+def test_missing_and_added_content_cost_their_share() -> None:
+    missing = grade(without(REF_DOM, 410, 640))
+    assert 0.3 < missing.terms["coverage"] < 1.0 and missing.terms["added"] == 0.0
+    assert missing.score < missing.terms["content"] + 1e-12
+    extra = [*REF_DOM, el("p", (40, 700, 400, 40), "Subscribe to our newsletter today")]
+    added = grade(extra)
+    assert added.terms["coverage"] == 1.0 and added.terms["added"] > 0.0
+    assert added.terms["content"] < 1.0 and added.score < 1.0
+
+
+def test_the_score_is_content_times_appearance() -> None:
+    result = grade(without(REF_DOM, 410, 640))
+    t = result.terms
+    used = [k for k in WEIGHTS if t[f"w_{k}"] > 0]
+    mix = sum(t[f"w_{k}"] * t[k] for k in used) / sum(t[f"w_{k}"] for k in used)
+    assert t["appearance"] == pytest.approx(mix)
+    assert result.score == pytest.approx(t["content"] * t["appearance"] * t["blank_guard"])
 
 
 def test_width_is_cropped_or_padded_never_resized() -> None:
-    wider = np.concatenate([REF, np.zeros((600, 50, 3), np.uint8)], axis=1)
-    assert score(wider, REF).score == 1.0  # extra columns cropped away on the right
-    narrow = score(REF[:, :300], REF)  # white-padded on the right
-    assert narrow.terms["candidate_width"] == 300
+    wider = np.concatenate([REF, np.zeros((900, 50, 3), np.uint8)], axis=1)
+    assert grade(REF_DOM, wider).score == 1.0  # extra columns cropped away on the right
+    narrow = grade(REF_DOM, REF[:, :600])  # white-padded on the right
+    assert narrow.terms["candidate_width"] == 600
     assert 0.5 < narrow.score < 1.0
 
 
 def test_alpha_channel_is_dropped() -> None:
-    rgba = np.concatenate([REF, np.zeros((600, 320, 1), np.uint8)], axis=2)
-    assert score(rgba, REF).score == 1.0
+    rgba = np.concatenate([REF, np.zeros((900, WIDTH, 1), np.uint8)], axis=2)
+    assert grade(REF_DOM, rgba).score == 1.0
+
+
+def test_deterministic_bit_for_bit() -> None:
+    dom = shifted(recoloured(REF_DOM, "article", "rgb(250, 220, 200)"), 7, 300)
+    first, second = grade(dom), grade([dict(e) for e in dom])
+    assert first.score.hex() == second.score.hex()
+    assert {k: v.hex() for k, v in first.terms.items()} == {
+        k: v.hex() for k, v in second.terms.items()
+    }
+
+
+# --- the image path (workflow checkpoint screenshots: no DOM) ---------------------------
+
+
+def test_image_path_scores_identical_pages_one_and_blank_pages_near_zero() -> None:
+    assert score(REF, REF.copy()).score == 1.0
+    blank = score(np.full_like(REF, 255), REF)
+    assert blank.terms["content_applicable"] == 0.0 and blank.terms["w_position"] == 0.0
+    assert blank.score <= 0.05
+
+
+def test_image_path_judges_a_near_white_page_by_what_it_holds() -> None:
+    """One line of text on white: the empty margins do not make an empty page score."""
+    ref = np.full((900, 1440, 3), 255, np.uint8)
+    ref[20:38, 10:400] = 34
+    blank = score(np.full_like(ref, 255), ref)
+    assert blank.terms["ssim_unweighted"] > 0.99 and blank.score < 0.2
+    assert score(ref.copy(), ref).score == 1.0
 
 
 @pytest.mark.parametrize("shape", [(1, 320), (1, 1), (3, 5), (1, 6)])
@@ -107,41 +201,26 @@ def test_tiny_pages_work(shape: tuple[int, int]) -> None:
     assert 0.0 <= other.score < 1.0
 
 
-def test_one_pixel_tall_candidate_against_a_full_page() -> None:
-    result = score(REF[:1], REF)
-    assert result.terms["height_ratio"] == 1 / 600
-    assert 0.0 <= result.score < 0.05
-
-
 def test_uniform_pages() -> None:
     white = np.full((200, 100, 3), 255, np.uint8)
     assert score(white, white.copy()).score == 1.0
-    black = score(np.zeros_like(white), white)
-    assert black.terms["blank_guard"] == 1.0  # both uniform: no guard, but low score
-    assert black.score < 0.1
-
-
-def test_deterministic_bit_for_bit() -> None:
-    cand = page(600, seed=7)
-    first, second = score(cand, REF), score(cand.copy(), REF.copy())
-    assert first.score.hex() == second.score.hex()
-    assert {k: v.hex() for k, v in first.terms.items()} == {
-        k: v.hex() for k, v in second.terms.items()
-    }
+    assert score(np.zeros_like(white), white).score < 0.1
 
 
 def test_tall_page_memory_is_bounded_by_bands() -> None:
-    ref = np.tile(page(2000, 1440, seed=1), (10, 1, 1))  # 1440 x 20000
-    cand = np.tile(page(2000, 1400, seed=2), (10, 1, 1))[:19000]
+    dom = tall(22)  # 640 x 19,800
+    ref = draw(dom, 19_800)
+    cand_dom = shifted(dom, 30, 9000)
+    cand = draw(cand_dom, 19_830)
     tracemalloc.start()
     try:
-        result = score(cand, ref)
+        result = score(cand, ref, candidate_dom=cand_dom, reference_dom=dom)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert peak < 400 * 2**20, f"peak {peak / 2**20:.0f} MiB"
-    assert result.terms["ssim_pool"] == 2.0
-    assert 0.0 < result.score < 1.0
+    assert peak < 100 * 2**20, f"peak {peak / 2**20:.0f} MiB"
+    assert result.terms["ssim_pool"] == 2.0 and result.terms["content"] == 1.0
+    assert 0.9 < result.score < 1.0
 
 
 def test_bad_input_is_a_harness_error() -> None:
@@ -151,6 +230,18 @@ def test_bad_input_is_a_harness_error() -> None:
         score(REF, REF.astype(np.float32))
     with pytest.raises(HarnessError, match="candidate"):
         score(REF[:0], REF)
+
+
+# --- the SSIM kernel ----------------------------------------------------------------------
+
+
+def smooth(shape: tuple[int, int], seed: int) -> np.ndarray:
+    """Smooth random luma in 0..255 (float64), blurred noise plus a gradient."""
+    rng = np.random.default_rng(seed)
+    blurred = gaussian(rng.random(shape), sigma=3.0)
+    blurred = (blurred - blurred.min()) / (np.ptp(blurred) + 1e-12)
+    ramp = np.linspace(0.0, 1.0, shape[1])[None, :]
+    return np.asarray(255.0 * (0.7 * blurred + 0.3 * ramp))
 
 
 def skimage_ssim(x: np.ndarray, y: np.ndarray) -> float:
@@ -189,22 +280,43 @@ def test_ssim_bands_agree_with_one_band(monkeypatch: pytest.MonkeyPatch) -> None
     assert _ssim.mean_ssim(x, y) == pytest.approx(whole, abs=1e-12)
 
 
+def test_ssim_bands_hand_over_every_window_once() -> None:
+    x = np.round(smooth((100, 30), seed=7)).astype(np.int64)
+    y = np.round(smooth((100, 30), seed=8)).astype(np.int64)
+    seen: list[tuple[int, int]] = []
+    total = 0.0
+
+    def take(t0: int, xb: np.ndarray, yb: np.ndarray, band: np.ndarray) -> None:
+        nonlocal total
+        assert t0 % 4 == 0 and xb.shape[0] == band.shape[0] + 6 == yb.shape[0]
+        seen.append((t0, band.shape[0]))
+        total += float(band.sum())
+
+    tops, cols = _ssim.ssim_bands(lambda a, b: (x[a:b], y[a:b]), 100, 30, 1, take, multiple=4)
+    assert (tops, cols) == (94, 24)
+    assert sum(n for _, n in seen) == 94
+    assert total / (tops * cols) == pytest.approx(_ssim.mean_ssim(x, y), abs=1e-12)
+
+
 def test_ssim_refuses_widths_that_could_overflow() -> None:
     wide = np.zeros((1, _ssim.MAX_WIDTH + 1), np.int64)
     with pytest.raises(ValueError, match="wide"):
         _ssim.mean_ssim(wide, wide)
 
 
-def test_blank_page_is_guarded_against_a_near_white_reference() -> None:
-    """One line of text on white (ink 0.3%) still differs from an empty page."""
-    ref = np.full((900, 1440, 3), 255, np.uint8)
-    ref[20:38, 10:400] = 34  # a line of text
-    blank = score(np.full_like(ref, 255), ref)
-    assert blank.terms["blank_guard"] == BLANK_GUARD and blank.score < 0.06
-    moved = ref.copy()
-    moved[20:38], moved[120:138] = 255, ref[20:38]  # the same line, 100 px lower
-    shifted = score(moved, ref)
-    assert shifted.terms["blank_guard"] == 1.0 and shifted.score > blank.score
+def page_luma(height: int, width: int, seed: int) -> np.ndarray:
+    """Luma * 1000 of a white page with blocks and text-like lines."""
+    rng = np.random.default_rng(seed)
+    img = np.full((height, width), 255_000, dtype=np.int64)
+    for _ in range(max(1, height // 40)):
+        y, x = int(rng.integers(0, height)), int(rng.integers(0, width))
+        img[y : y + int(rng.integers(8, 80)), x : x + int(rng.integers(20, width // 2 + 21))] = int(
+            rng.integers(0, 255_001)
+        )
+    for y in range(4, height - 6, 14):
+        words = rng.integers(0, 2, width // 6).astype(bool).repeat(6)[:width]
+        img[y : y + 6, : words.size][:, words] = 30_000
+    return img
 
 
 @pytest.mark.parametrize("band_rows", [0, 13])
@@ -212,7 +324,7 @@ def test_ssim_equals_skimage_on_a_page_pair(
     monkeypatch: pytest.MonkeyPatch, band_rows: int
 ) -> None:
     """Chunks, bands and the equal-row shortcut give skimage's number, to rounding."""
-    ref = page(300, 200, seed=3).astype(np.int64) @ np.array([299, 587, 114])  # luma * 1000
+    ref = page_luma(300, 200, seed=3)
     cand = ref.copy()
     cand[150:] = ref[147:-3]  # the lower half 3 px lower: the upper rows stay equal
     cand[60, 100] += 1  # and one changed pixel among them

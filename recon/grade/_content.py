@@ -1,0 +1,125 @@
+"""Content terms of global visual, and the row map that aligns a Candidate by its content.
+
+Given both pages' shown blocks (``_blocks``) and their pairs (``_match``), with ``w_r`` a
+reference block's weight and ``w_c`` a Candidate block's::
+
+    coverage = Σ_pairs w_r / Σ_ref w_r            share of the reference's content shown
+    added    = Σ_unpaired w_c / Σ_cand w_c         share of the Candidate's content not in it
+    content  = Σ_pairs w_r * similarity / (Σ_ref w_r + Σ_unpaired w_c)
+    position = 1 - Σ_pairs w_r * min(1, d / POSITION_SCALE) / Σ_pairs w_r
+
+``content`` is a weighted Jaccard index: content the Candidate lacks and content it adds
+both cost their share. ``d`` is how far a pair's centres lie apart, as a share of the
+page: ``max(|Δx| / reference width, |Δ(y / own page height)|)``; each page's ``y`` is
+relative to its own height, so a page that is taller or shorter throughout is not
+misplaced, while content moved to another part of the page is.
+
+The **row map** tells which Candidate row to compare with each reference row: every
+pair moves the reference rows of its block by ``Candidate top - reference top``
+(larger blocks first, so a nested smaller block's move wins); a row outside every paired
+block takes the move of the nearest paired row above it (rows above the first block:
+that block's move); no pairs, no move. Candidate rows below the lowest row the map
+reaches are appended, compared with white. So the right content at another height is
+compared with its own reference rows, and a section moved elsewhere is found where it is.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from recon.grade._blocks import Block, total
+from recon.grade._match import Pair
+
+POSITION_SCALE = 0.5
+"""A pair half a page apart (or more) is as misplaced as it can be."""
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """Page sizes in pixels: the reference's width and both pages' heights."""
+
+    width: int
+    ref_height: int
+    cand_height: int
+
+
+def content_terms(
+    ref: Sequence[Block], cand: Sequence[Block], pairs: Sequence[Pair], sizes: Sizes
+) -> dict[str, float]:
+    """coverage, added, text, content and position (module docstring)."""
+    ref_total, cand_total = total(ref), total(cand)
+    paired_c = {p.cand for p in pairs}
+    matched = math.fsum(ref[p.ref].weight for p in pairs)
+    similar = math.fsum(ref[p.ref].weight * p.similarity for p in pairs)
+    added = math.fsum(b.weight for j, b in enumerate(cand) if j not in paired_c)
+    union = ref_total + added
+    terms = {
+        "reference_weight": ref_total,
+        "candidate_weight": cand_total,
+        "matched_weight": matched,
+        "added_weight": added,
+        "pairs": float(len(pairs)),
+        "coverage": matched / ref_total if ref_total > 0 else 0.0,
+        "added": added / cand_total if cand_total > 0 else 0.0,
+        "text": similar / matched if matched > 0 else 0.0,
+        "content": similar / union if union > 0 else 0.0,
+    }
+    terms |= _position(ref, cand, pairs, sizes, matched)
+    return terms
+
+
+def _position(
+    ref: Sequence[Block], cand: Sequence[Block], pairs: Sequence[Pair], sizes: Sizes, matched: float
+) -> dict[str, float]:
+    if matched <= 0:
+        return {"position": 0.0, "misplacement": 0.0, "position_applicable": 0.0}
+    lost = 0.0
+    for p in pairs:
+        d = _distance(ref[p.ref].box, cand[p.cand].box, sizes)
+        lost += ref[p.ref].weight * min(1.0, d / POSITION_SCALE)
+    misplacement = lost / matched
+    return {
+        "position": 1.0 - misplacement,
+        "misplacement": misplacement,
+        "position_applicable": 1.0,
+    }
+
+
+def _distance(a: tuple[int, int, int, int], b: tuple[int, int, int, int], sizes: Sizes) -> float:
+    dx = abs((b[0] + b[2] / 2) - (a[0] + a[2] / 2)) / sizes.width
+    dy = abs((b[1] + b[3] / 2) / sizes.cand_height - (a[1] + a[3] / 2) / sizes.ref_height)
+    return max(dx, dy)
+
+
+def row_map(
+    ref: Sequence[Block], cand: Sequence[Block], pairs: Sequence[Pair], sizes: Sizes
+) -> np.ndarray:
+    """The Candidate row compared with each aligned row (module docstring); -1 is white."""
+    height = sizes.ref_height
+    move = np.zeros(height, dtype=np.int64)
+    painted = np.zeros(height, dtype=bool)
+    for p in sorted(pairs, key=lambda p: (-ref[p.ref].area, p.ref)):
+        rb, cb = ref[p.ref].box, cand[p.cand].box
+        move[rb[1] : rb[1] + rb[3]] = cb[1] - rb[1]
+        painted[rb[1] : rb[1] + rb[3]] = True
+    if painted.any():
+        rows = np.arange(height)
+        source = np.maximum.accumulate(np.where(painted, rows, -1))
+        source[source < 0] = int(np.argmax(painted))  # above the first block: its move
+        move = move[source]
+    mapped = np.arange(height, dtype=np.int64) + move
+    mapped[(mapped < 0) | (mapped >= sizes.cand_height)] = -1
+    lowest = int(mapped.max())
+    tail = np.arange(lowest + 1, sizes.cand_height, dtype=np.int64)
+    return np.concatenate([mapped, tail])
+
+
+def identity_map(sizes: Sizes) -> np.ndarray:
+    """Top-aligned rows, the shorter page white-padded below: the map without content."""
+    rows = np.arange(max(sizes.ref_height, sizes.cand_height), dtype=np.int64)
+    rows[rows >= sizes.cand_height] = -1
+    return rows

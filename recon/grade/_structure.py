@@ -1,0 +1,98 @@
+"""The SSIM term of global visual: mean SSIM over tiles, weighted by what the tiles hold.
+
+The SSIM map is ``recon.grade._ssim``'s (Rec. 601 luma, uniform 7x7 window, exact window
+sums), computed on the aligned pair (``_aligned``); pages above ``POOL_ABOVE_PIXELS``
+are 2x2 mean-pooled first. The map is cut into ``TILE`` x ``TILE`` tiles (in pooled
+pixels: ``TILE * pool`` page pixels); each tile's mean SSIM counts with the weight
+
+    w = W_FLOOR + log(1 + (var_ref + var_cand) / INFO_C)
+
+where ``var`` is the luma variance of the tile's pixels in each page (levels 0..255)
+and ``INFO_C`` is SSIM's own ``C2``. This is the information-content weighting of
+IW-SSIM (Wang and Li, 2011) at tile grain: text, edges and images count, and a tile
+flat in both pages (margins, a plain background) barely does. So a nearly blank page is
+not rewarded for matching the reference's empty background, and a gradient, whose
+tiles are nearly flat, weighs little next to the text laid on it.
+
+    ssim = Σ w * tile_ssim / Σ w
+
+Identical pages give exactly 1 (every window is exactly 1, see ``_ssim``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from recon.grade._aligned import Aligned, luma
+from recon.grade._ssim import K2, ssim_bands, window_shape
+
+POOL_ABOVE_PIXELS = 4_000_000
+TILE = 4
+W_FLOOR = 0.001
+INFO_C = (K2 * 255.0) ** 2
+
+
+def structure(aligned: Aligned) -> dict[str, float]:
+    """The weighted mean SSIM of the aligned pair, and the figures behind it."""
+    height, width = aligned.height, aligned.width
+    pool = 2 if height * width > POOL_ABOVE_PIXELS and min(height, width) >= 2 else 1
+    rows, cols = height // pool, width // pool
+
+    def luma_rows(r0: int, r1: int) -> tuple[np.ndarray, np.ndarray]:
+        a, b = aligned.rows(r0 * pool, r1 * pool)
+        return luma(a, pool), luma(b, pool)
+
+    win_rows, win_cols = window_shape(rows, cols)
+    sums = _Weighted(cols - win_cols + 1, win_rows // 2, win_cols // 2, 1000 * pool * pool)
+    ssim_bands(luma_rows, rows, cols, 1000 * pool * pool, sums.add, multiple=TILE)
+    return sums.result() | {
+        "ssim_pool": pool,
+        "ssim_tile": TILE,
+        "ssim_window_rows": win_rows,
+        "ssim_window_cols": win_cols,
+    }
+
+
+class _Weighted:
+    """Σ w * tile SSIM, Σ w, Σ SSIM and the window count, accumulated band by band.
+
+    A tile is ``TILE`` x ``TILE`` windows of the map; its weight comes from the pixels at
+    those windows' centres in both pages (the window's top-left plus its half size).
+    Bands start at multiples of ``TILE``, so no tile straddles two bands.
+    """
+
+    def __init__(self, cols: int, half_h: int, half_w: int, scale: int) -> None:
+        self.cols, self.half_h, self.half_w = cols, half_h, half_w
+        self.col_starts = np.arange(0, cols, TILE)
+        self.widths = np.diff(np.append(self.col_starts, cols))
+        self.info = float(scale) * float(scale) * INFO_C
+        self.weighted = self.weight = self.plain = self.windows = 0.0
+
+    def add(self, _t0: int, x: np.ndarray, y: np.ndarray, band: np.ndarray) -> None:
+        n = band.shape[0]
+        starts = np.arange(0, n, TILE)
+        count = np.outer(np.diff(np.append(starts, n)), self.widths).astype(np.float64)
+        ssim = self._tiles(band, starts) / count
+        var = np.zeros_like(ssim)
+        for img in (x, y):
+            centres = img[self.half_h : self.half_h + n, self.half_w : self.half_w + self.cols]
+            pixels = centres.astype(np.float64)
+            mean = self._tiles(pixels, starts) / count
+            pixels *= pixels
+            var += self._tiles(pixels, starts) / count - mean * mean
+        weight = W_FLOOR + np.log1p(np.maximum(var, 0.0) / self.info)
+        self.weighted += float((weight * ssim).sum())
+        self.weight += float(weight.sum())
+        self.plain += float(band.sum(dtype=np.float64))
+        self.windows += float(band.size)
+
+    def _tiles(self, values: np.ndarray, starts: np.ndarray) -> np.ndarray:
+        by_cols = np.add.reduceat(values, self.col_starts, axis=1)
+        return np.add.reduceat(by_cols, starts, axis=0)
+
+    def result(self) -> dict[str, float]:
+        return {
+            "ssim": max(0.0, self.weighted / self.weight),
+            "ssim_unweighted": self.plain / self.windows,
+            "ssim_weight_sum": self.weight,
+        }

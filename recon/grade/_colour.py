@@ -6,16 +6,20 @@ Then, in each direction (reference to Candidate, Candidate to reference), every 
 whose chroma ``C* = hypot(a*, b*)`` is at least ``CHROMA_MIN`` looks for its match among
 the other page's 3 x 3 tiles around the same place (the one nearest in Lab, so a shift of
 less than a tile is forgiven), and the difference is their CIEDE2000 ΔE
-(``skimage.color.deltaE_ciede2000``). Tiles weigh their chroma::
+(``skimage.color.deltaE_ciede2000``). Within a direction tiles weigh their chroma::
 
-    error  = Σ C* ΔE00 / Σ C*          over the chromatic tiles of both pages
-    colour = 1 - min(1, error / DE_MAX)
+    error_ref  = Σ C* ΔE00 / Σ C*      over the reference's chromatic tiles: is its colour kept?
+    error_cand = Σ C* ΔE00 / Σ C*      over the Candidate's: does its colour belong?
+    error      = the mean of the directions that have chromatic tiles
+    colour     = 1 - min(1, error / DE_MAX)
 
 So colour is judged where there is colour: a grey copy of a page whose brand colour is
-a small red title loses it all, however small the title; colour the reference lacks
-costs as much as colour it has and the Candidate lacks. Grey against grey carries no
-weight here (lightness is the SSIM term's); when neither page has a chromatic tile the
-term is not applicable (``colour_applicable`` 0) and drops out of the mix.
+a small red title loses it all, however small the title, and colour the reference lacks
+costs as it would if the reference had it and the Candidate did not; each direction
+counts half, so a large foreign colour does not hide that the reference's own colours
+are kept. Grey against grey carries no weight here (lightness is the SSIM term's); when
+neither page has a chromatic tile the term is not applicable (``colour_applicable`` 0)
+and drops out of the mix.
 """
 
 from __future__ import annotations
@@ -41,16 +45,18 @@ def colour(aligned: Aligned) -> dict[str, float]:
     lab_c, lab_r = rgb2lab(cand), rgb2lab(ref)
     sum_r, err_r, tiles_r = _directed(lab_r, lab_c)
     sum_c, err_c, tiles_c = _directed(lab_c, lab_r)
-    weight = sum_r + sum_c
     terms = {
         "colour_tile": float(TILE),
         "colour_tiles_reference": float(tiles_r),
         "colour_tiles_candidate": float(tiles_c),
+        "colour_error_reference": err_r / sum_r if sum_r > 0 else 0.0,
+        "colour_error_candidate": err_c / sum_c if sum_c > 0 else 0.0,
         "colour_de_max": DE_MAX,
     }
-    if weight <= 0:
+    directions = [err / total for err, total in ((err_r, sum_r), (err_c, sum_c)) if total > 0]
+    if not directions:
         return terms | {"colour_error": 0.0, "colour": 1.0, "colour_applicable": 0.0}
-    error = (err_r + err_c) / weight
+    error = sum(directions) / len(directions)
     return terms | {
         "colour_error": error,
         "colour": 1.0 - min(1.0, error / DE_MAX),

@@ -151,3 +151,14 @@ def test_ssim_tiles_weigh_what_the_pages_hold() -> None:
     assert result["ssim_unweighted"] > 0.5 > 0.1 > result["ssim"]
     same = structure(Aligned(ref.copy(), ref, identity_map(Sizes(ref.shape[1], 900, 900))))
     assert same["ssim"] == 1.0 and same["ssim_unweighted"] == 1.0
+
+
+def test_each_colour_direction_counts_half() -> None:
+    """The reference's colours all kept, a large foreign colour added: half the error."""
+    ref = np.full((256, 256, 3), 255, np.uint8)
+    ref[:32, :32] = (184, 63, 69)  # a small red title
+    cand = ref.copy()
+    cand[128:, :] = (0, 200, 40)  # half the page green
+    result = colour_of(cand, ref)
+    assert result["colour_error_reference"] == 0.0 and result["colour_error_candidate"] > 20
+    assert result["colour_error"] == pytest.approx(result["colour_error_candidate"] / 2)

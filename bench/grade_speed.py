@@ -2,7 +2,7 @@
 
 1. SSIM kernel. On page-like image pairs (generated here, deterministically, for each
    ``--sizes`` entry): the luma of both pages (Rec. 601, times 1000, as
-   ``recon.grade.global_visual`` computes it) scored by
+   ``recon.grade.global_visual`` computes it for its SSIM term) scored by
    - ours: ``recon.grade._ssim.mean_ssim(x, y, scale=1000)`` on the int32 luma;
    - before: the same function as it was at ``--before`` (loaded from git), when given;
    - skimage: ``skimage.metrics.structural_similarity(x / 1000, y / 1000, win_size=7,
@@ -15,18 +15,22 @@
    block recoloured, one paragraph rewritten: many rows still equal, as in a good
    reconstruction) and *every row differs* (the reference with one pixel changed in
    every row: no row is equal, so nothing is skipped; the worst case for ours).
-2. ``global_visual.score`` as a whole on each faithful pair (RGB in; alignment, luma,
-   2x2 pooling above 4 MP, colour term and blank guard included): CPU per call and per
-   megapixel of the reference.
+2. ``global_visual.score`` as a whole, against the metric it replaced
+   (``bench/global_visual_v1.py``, a frozen copy of ``global-visual/1``), interleaved in
+   the same run, on each faithful and every-row-differs pair: ours on stills and DOM
+   snapshots (the content path: blocks, matching, row map, weighted SSIM, CIEDE2000
+   colour), ours on stills alone (the image path of workflow checkpoints), and v1 on the
+   stills (alignment, luma, SSIM, colour cells, height term, ink blank guard). CPU per
+   call and per megapixel of the reference, and ours over v1.
 3. One attempt's grade: ``recon.grade.attempt.grade`` on a Build of six matrix points
    (``/`` at 390, 768 and 1440 px, states ``default`` and ``menu``, pages 3,000 to
    5,200 px tall), six sealed regions, seven assertions probed per viewport, a workflow
    with two oracle checkpoints, preservation checks, a network log, served assets and an
-   evidence still. Timed with our kernel and with the ``--before`` kernel patched in,
+   evidence still. Timed as it is and with v1 patched in as its global visual,
    interleaved; per attempt and per megapixel of candidate stills graded.
 4. Peak memory (``tracemalloc``, i.e. numpy's allocations) of ``global_visual.score``
-   on a 1440 x 20,000 pair, and of each kernel's SSIM of that pair's full-size luma,
-   not counting the inputs.
+   (ours with DOM, and v1) on a 1440 x 20,000 pair, and of each kernel's SSIM of that
+   pair's full-size luma, not counting the inputs.
 
     .venv/bin/python bench/grade_speed.py [--repeat 5] [--before 3cf0e21]
         [--sizes 1440x900,1440x3000,390x2500,1440x20000] [--out bench/results/grade_speed.json]
@@ -51,11 +55,12 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+import global_visual_v1  # bench/: the frozen baseline
 import numpy as np
 from PIL import Image
 from skimage.metrics import structural_similarity
 
-from recon.grade import _ssim, global_visual, regional
+from recon.grade import _aligned, _ssim, global_visual
 from recon.grade import attempt as attempt_grade
 from recon.grade import workflow as workflow_metric
 from recon.grade.attempt import Build, Probed, View
@@ -221,7 +226,7 @@ def interleaved(ways: dict[str, Callable[[], Any]], repeat: int) -> dict[str, di
 
 
 def luma(img: np.ndarray) -> np.ndarray:
-    return global_visual._luma(img, 1)
+    return _aligned.luma(img, 1)
 
 
 def kernels(
@@ -271,19 +276,32 @@ def kernel_pair(
     return row
 
 
-def score_pair(name: str, cand: np.ndarray, ref: np.ndarray, repeat: int) -> dict[str, Any]:
-    runs = interleaved({"score": lambda: global_visual.score(cand, ref)}, repeat)["score"]
-    result = runs.pop("value")
-    return {
-        "pair": name,
-        "megapixels": ref.shape[0] * ref.shape[1] / 1e6,
-        "score": result.score,
-        "ssim": result.terms["ssim"],
-        "ssim_pool": result.terms["ssim_pool"],
-        "cpu_min_s": runs["cpu_min_s"],
-        "cpu_s_per_megapixel": runs["cpu_min_s"] / (ref.shape[0] * ref.shape[1] / 1e6),
-        "runs": runs,
+def score_pair(
+    name: str, cand: np.ndarray, cand_dom: Dom, ref: np.ndarray, ref_dom: Dom, repeat: int
+) -> dict[str, Any]:
+    """Ours (content path, image path) and v1 on one pair, interleaved."""
+    ways = {
+        "ours": lambda: global_visual.score(
+            cand, ref, candidate_dom=cand_dom, reference_dom=ref_dom
+        ),
+        "ours_image_path": lambda: global_visual.score(cand, ref),
+        "v1": lambda: global_visual_v1.score(cand, ref),
     }
+    runs = interleaved(ways, repeat)
+    megapixels = ref.shape[0] * ref.shape[1] / 1e6
+    row: dict[str, Any] = {"pair": name, "megapixels": megapixels}
+    for way, run in runs.items():
+        result = run.pop("value")
+        row[way] = {
+            "score": result.score,
+            "version": result.version,
+            "cpu_min_s": run["cpu_min_s"],
+            "cpu_s_per_megapixel": run["cpu_min_s"] / megapixels,
+            "runs": run,
+        }
+    row["ours_over_v1"] = row["ours"]["cpu_min_s"] / row["v1"]["cpu_min_s"]
+    row["image_path_over_v1"] = row["ours_image_path"]["cpu_min_s"] / row["v1"]["cpu_min_s"]
+    return row
 
 
 # --- one attempt ----------------------------------------------------------------------
@@ -397,7 +415,7 @@ def png(img: np.ndarray) -> bytes:
     return out.getvalue()
 
 
-def attempt(before: types.ModuleType | None, repeat: int) -> dict[str, Any]:
+def attempt(repeat: int) -> dict[str, Any]:
     sealed = grading()
     ref, cand, starter = build(1, edit=False), build(1, edit=True), build(2, edit=False)
     desktop = still(ref.views["home--desktop--default"])
@@ -412,39 +430,40 @@ def attempt(before: types.ModuleType | None, repeat: int) -> dict[str, Any]:
             sealed, cand, ref, starter, first_viewport="desktop", evidence=evidence, served=served
         )
 
-    ways: dict[str, Callable[[], Any]] = {"ours": run}
-    if before is not None:
-        ways["before"] = lambda: with_kernel(before.mean_ssim_rows, run)
-    runs = interleaved(ways, repeat)
+    runs = interleaved({"ours": run, "v1": lambda: with_global_visual_v1(run)}, repeat)
     pixels = sum(v.image.size // 3 for v in cand.views.values() if v.image is not None)
     pixels += sum(s.shape[0] * s.shape[1] for s in cand.probed.screenshots.values())
-    table = runs["ours"].pop("value")
-    report: dict[str, Any] = {
+    table, table_v1 = runs["ours"].pop("value"), runs["v1"].pop("value")
+    return {
         "points": len(cand.views),
         "regions": len(sealed.regions),
         "assertions": len(sealed.assertions),
         "candidate_megapixels": pixels / 1e6,
         "total": table["total"],
         "dimensions": table["dimensions"],
+        "total_v1": table_v1["total"],
+        "dimensions_v1": table_v1["dimensions"],
         "cpu_min_s": runs["ours"]["cpu_min_s"],
         "cpu_s_per_megapixel": runs["ours"]["cpu_min_s"] / (pixels / 1e6),
+        "v1_cpu_min_s": runs["v1"]["cpu_min_s"],
+        "v1_cpu_s_per_megapixel": runs["v1"]["cpu_min_s"] / (pixels / 1e6),
+        "ours_over_v1": runs["ours"]["cpu_min_s"] / runs["v1"]["cpu_min_s"],
         "runs": runs,
     }
-    if before is not None:
-        same = runs["before"].pop("value")["total"]
-        report["before_over_ours"] = runs["before"]["cpu_min_s"] / runs["ours"]["cpu_min_s"]
-        report["total_before"] = same
-    return report
 
 
-def with_kernel(kernel: Callable[..., float], run: Callable[[], Any]) -> Any:
-    """``run()`` with ``kernel`` as the SSIM of the global and regional metrics."""
-    saved = global_visual.mean_ssim_rows, regional.mean_ssim_rows
-    global_visual.mean_ssim_rows = regional.mean_ssim_rows = kernel
+def with_global_visual_v1(run: Callable[[], Any]) -> Any:
+    """``run()`` with the frozen v1 metric as the attempt's global visual (stills only)."""
+    shim = types.SimpleNamespace(
+        score=lambda cand, ref, **_doms: global_visual_v1.score(cand, ref),
+        VERSION=global_visual_v1.VERSION,
+    )
+    saved = attempt_grade.global_visual
+    attempt_grade.global_visual = shim  # type: ignore[assignment]
     try:
         return run()
     finally:
-        global_visual.mean_ssim_rows, regional.mean_ssim_rows = saved
+        attempt_grade.global_visual = saved
 
 
 # --- memory ---------------------------------------------------------------------------
@@ -459,12 +478,17 @@ def peak_mib(fn: Callable[[], Any]) -> float:
         tracemalloc.stop()
 
 
-def memory(ref: np.ndarray, cand: np.ndarray, before: types.ModuleType | None) -> dict[str, Any]:
+def memory(
+    ref: np.ndarray, ref_dom: Dom, cand: np.ndarray, cand_dom: Dom, before: types.ModuleType | None
+) -> dict[str, Any]:
     report: dict[str, Any] = {
         "height": ref.shape[0],
         "width": ref.shape[1],
         "inputs_mib": (ref.nbytes + cand.nbytes) / 2**20,
-        "score_peak_mib": peak_mib(lambda: global_visual.score(cand, ref)),
+        "score_peak_mib": peak_mib(
+            lambda: global_visual.score(cand, ref, candidate_dom=cand_dom, reference_dom=ref_dom)
+        ),
+        "score_v1_peak_mib": peak_mib(lambda: global_visual_v1.score(cand, ref)),
     }
     for name, way in kernels(luma(cand), luma(ref), before).items():
         report[f"ssim_{name}_peak_mib"] = peak_mib(way)
@@ -494,30 +518,34 @@ def print_report(report: dict[str, Any]) -> None:
                 f" {'yes' if r['ours_equals_before_bitwise'] else 'NO':>7}"
             )
         print(line + f"  {r['abs_diff_vs_skimage']:.1e}")
-    print("\nglobal_visual.score, whole (RGB in), faithful pairs")
+    print("\nglobal_visual.score, CPU seconds (least of runs): ours (stills + DOM), ours on")
+    print("stills only (image path), and the frozen v1 (stills), interleaved")
+    print(
+        f"{'pair':34} {'MP':>6} {'ours':>7} {'s/MP':>6} {'image':>7} {'v1':>7} {'s/MP':>6} "
+        f"{'ours/v1':>8} {'score':>6} {'v1':>6}"
+    )
     for r in report["score"]:
+        ours, image, v1 = r["ours"], r["ours_image_path"], r["v1"]
         print(
-            f"{r['pair']:34} {r['megapixels']:6.2f} MP  {r['cpu_min_s']:7.3f} s  "
-            f"{r['cpu_s_per_megapixel']:6.3f} s/MP  pool {r['ssim_pool']:.0f}  "
-            f"score {r['score']:.4f}"
+            f"{r['pair']:34} {r['megapixels']:6.2f} {ours['cpu_min_s']:7.3f} "
+            f"{ours['cpu_s_per_megapixel']:6.3f} {image['cpu_min_s']:7.3f} "
+            f"{v1['cpu_min_s']:7.3f} {v1['cpu_s_per_megapixel']:6.3f} "
+            f"{r['ours_over_v1']:7.2f}x {ours['score']:6.3f} {v1['score']:6.3f}"
         )
     a = report["attempt"]
     print(
         f"\nattempt grade: {a['points']} points, {a['regions']} regions, {a['assertions']} "
         f"assertions, {a['candidate_megapixels']:.1f} MP of candidate stills: "
-        f"{a['cpu_min_s']:.2f} s ({a['cpu_s_per_megapixel']:.3f} s/MP), total {a['total']:.4f}"
-        + (
-            f"; with the {report['before']} kernel {a['runs']['before']['cpu_min_s']:.2f} s "
-            f"({a['before_over_ours']:.2f}x), total {a['total_before']:.4f}"
-            if has_before
-            else ""
-        )
+        f"{a['cpu_min_s']:.2f} s ({a['cpu_s_per_megapixel']:.3f} s/MP), total {a['total']:.4f}; "
+        f"with v1 as global visual {a['v1_cpu_min_s']:.2f} s ({a['v1_cpu_s_per_megapixel']:.3f} "
+        f"s/MP), total {a['total_v1']:.4f}; ours/v1 {a['ours_over_v1']:.2f}x"
     )
     m = report["memory"]
     print(
         f"\npeak traced memory, {m['width']}x{m['height']} pair (inputs {m['inputs_mib']:.0f} MiB "
-        f"not counted): score {m['score_peak_mib']:.0f} MiB; SSIM of full-size luma: ours "
-        f"{m['ssim_ours_peak_mib']:.0f} MiB, skimage {m['ssim_skimage_peak_mib']:.0f} MiB"
+        f"not counted): score {m['score_peak_mib']:.0f} MiB (v1 {m['score_v1_peak_mib']:.0f} "
+        f"MiB); SSIM of full-size luma: ours {m['ssim_ours_peak_mib']:.0f} MiB, skimage "
+        f"{m['ssim_skimage_peak_mib']:.0f} MiB"
         + (f", before {m['ssim_before_peak_mib']:.0f} MiB" if has_before else "")
     )
 
@@ -533,23 +561,24 @@ def main() -> None:
     args = parser.parse_args()
     before = previous_kernel(args.before) if args.before else None
     kernel, scores = [], []
-    tall: tuple[np.ndarray, np.ndarray] | None = None
+    tall: tuple[np.ndarray, Dom, np.ndarray, Dom] | None = None
     for size in args.sizes.split(","):
         width, height = (int(v) for v in size.split("x"))
         ref, dom = page(height, width, seed=1)
-        cand, _ = faithful(ref, dom, seed=2)
+        cand, cand_dom = faithful(ref, dom, seed=2)
         worst = every_row_differs(ref, seed=3)
         kernel.append(kernel_pair(f"{size} faithful", luma(cand), luma(ref), before, args.repeat))
         kernel.append(
             kernel_pair(f"{size} every row differs", luma(worst), luma(ref), before, args.repeat)
         )
-        scores.append(score_pair(f"{size} faithful", cand, ref, args.repeat))
+        scores.append(score_pair(f"{size} faithful", cand, cand_dom, ref, dom, args.repeat))
+        scores.append(score_pair(f"{size} every row differs", worst, dom, ref, dom, args.repeat))
         if (height, width) == TALL:
-            tall = ref, cand
+            tall = ref, dom, cand, cand_dom
         print(f"measured {size}", flush=True)
     if tall is None:
         ref, dom = page(*TALL, seed=1)
-        tall = ref, faithful(ref, dom, seed=2)[0]
+        tall = ref, dom, *faithful(ref, dom, seed=2)
     report = {
         "machine": {
             "cpus": os.cpu_count(),
@@ -563,7 +592,7 @@ def main() -> None:
         "before": args.before or None,
         "kernel": kernel,
         "score": scores,
-        "attempt": attempt(before, args.repeat),
+        "attempt": attempt(args.repeat),
         "memory": memory(*tall, before),
     }
     print_report(report)

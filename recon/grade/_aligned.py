@@ -54,7 +54,10 @@ def _padded(img: np.ndarray, r0: int, r1: int, width: int) -> np.ndarray:
 
 
 def luma(rgb: np.ndarray, pool: int) -> np.ndarray:
-    """Rec. 601 luma * 1000 as int32, summed over 2x2 blocks when ``pool`` is 2."""
+    """Rec. 601 luma * 1000 as int32, pooled over ``pool`` x ``pool`` blocks (1, 2 or 4; a
+    partial last row or column of blocks is dropped): summed, and for 4 divided by 4 with
+    the remainder dropped, so every value stays below ``_ssim.MAX_VALUE``. In units of
+    1 / :func:`luma_scale` luma levels."""
     r, g, b = LUMA_MILLI
     y = np.multiply(rgb[..., 0], r, dtype=np.int32)
     y += np.multiply(rgb[..., 1], g, dtype=np.int32)
@@ -62,5 +65,17 @@ def luma(rgb: np.ndarray, pool: int) -> np.ndarray:
     if pool == 1:
         return y
     rows, cols = y.shape[0] // pool * pool, y.shape[1] // pool * pool
-    y = y[0:rows:2] + y[1:rows:2]
-    return y[:, 0:cols:2] + y[:, 1:cols:2]
+    if pool == 2:
+        y = y[0:rows:2] + y[1:rows:2]
+        return y[:, 0:cols:2] + y[:, 1:cols:2]
+    if pool != 4:
+        raise ValueError(f"luma: pool {pool} is not 1, 2 or 4")
+    y = y[:rows].reshape(rows // 4, 4, y.shape[1]).sum(axis=1, dtype=np.int32)
+    y = y[:, :cols].reshape(rows // 4, cols // 4, 4).sum(axis=2, dtype=np.int32)
+    y //= 4
+    return y
+
+
+def luma_scale(pool: int) -> int:
+    """What :func:`luma` multiplies a mean luma level by, for ``pool``."""
+    return 1000 * pool * pool // (4 if pool == 4 else 1)

@@ -34,7 +34,7 @@ from recon.grade._ssim import BAND_PIXELS
 
 TILE = 16
 CHROMA_MIN = 5.0
-DE_MAX = 20.0
+DE_MAX = 30.0
 """A chroma-weighted mean ΔE00 this large (a different hue, not a shade) leaves no colour."""
 _NEAR = [(0, 0), (-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1)]
 

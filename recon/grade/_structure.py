@@ -1,9 +1,12 @@
 """The SSIM term of global visual: mean SSIM over tiles, weighted by what the tiles hold.
 
 The SSIM map is ``recon.grade._ssim``'s (Rec. 601 luma, uniform 7x7 window, exact window
-sums), computed on the aligned pair (``_aligned``); pages above ``POOL_ABOVE_PIXELS``
-are 2x2 mean-pooled first. The map is cut into ``TILE`` x ``TILE`` tiles (in pooled
-pixels: ``TILE * pool`` page pixels); each tile's mean SSIM counts with the weight
+sums), computed on the aligned pair (``_aligned``) after ``POOL`` x ``POOL`` mean pooling
+(``_aligned.luma``; smaller pages pool less): a 7x7 window then spans 28 page pixels, so
+the term judges local structure at the grain of words, lines and boxes, and a line of
+text one or two pixels off (another line height, another rounding) is not a lost line.
+The map is cut into ``TILE`` x ``TILE`` tiles (pooled pixels: ``TILE * POOL`` page
+pixels); each tile's mean SSIM counts with the weight
 
     w = W_FLOOR + log(1 + (var_ref + var_cand) / INFO_C)
 
@@ -23,10 +26,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from recon.grade._aligned import Aligned, luma
+from recon.grade._aligned import Aligned, luma, luma_scale
 from recon.grade._ssim import K2, ssim_bands, window_shape
 
-POOL_ABOVE_PIXELS = 4_000_000
+POOL = 4
 TILE = 4
 W_FLOOR = 0.001
 INFO_C = (K2 * 255.0) ** 2
@@ -35,16 +38,17 @@ INFO_C = (K2 * 255.0) ** 2
 def structure(aligned: Aligned) -> dict[str, float]:
     """The weighted mean SSIM of the aligned pair, and the figures behind it."""
     height, width = aligned.height, aligned.width
-    pool = 2 if height * width > POOL_ABOVE_PIXELS and min(height, width) >= 2 else 1
+    pool = next(p for p in (POOL, 2, 1) if min(height, width) >= p)
     rows, cols = height // pool, width // pool
 
     def luma_rows(r0: int, r1: int) -> tuple[np.ndarray, np.ndarray]:
         a, b = aligned.rows(r0 * pool, r1 * pool)
         return luma(a, pool), luma(b, pool)
 
+    scale = luma_scale(pool)
     win_rows, win_cols = window_shape(rows, cols)
-    sums = _Weighted(cols - win_cols + 1, win_rows // 2, win_cols // 2, 1000 * pool * pool)
-    ssim_bands(luma_rows, rows, cols, 1000 * pool * pool, sums.add, multiple=TILE)
+    sums = _Weighted(cols - win_cols + 1, win_rows // 2, win_cols // 2, scale)
+    ssim_bands(luma_rows, rows, cols, scale, sums.add, multiple=TILE)
     return sums.result() | {
         "ssim_pool": pool,
         "ssim_tile": TILE,

@@ -26,8 +26,8 @@ applicable and there is no guard; the tile weighting of the SSIM term is what ke
 nearly blank page from scoring. A reference whose DOM holds no content block (a canvas
 page) is scored the same way.
 
-- ``ssim`` (``_structure``): mean SSIM of the aligned pages' luma (``_ssim``), over tiles
-  weighted by the information they hold.
+- ``ssim`` (``_structure``): mean SSIM (``_ssim``) of the aligned pages' 4x4-pooled
+  luma, over tiles weighted by the information they hold.
 - ``colour`` (``_colour``): chroma-weighted CIEDE2000 between matching tiles.
 
 Pages are read in row bands; extra memory is a few bands plus per-tile sums (a few

@@ -189,7 +189,7 @@ def test_image_path_judges_a_near_white_page_by_what_it_holds() -> None:
     ref = np.full((900, 1440, 3), 255, np.uint8)
     ref[20:38, 10:400] = 34
     blank = score(np.full_like(ref, 255), ref)
-    assert blank.terms["ssim_unweighted"] > 0.99 and blank.score < 0.2
+    assert blank.terms["ssim_unweighted"] > 0.95 and blank.score < 0.2
     assert score(ref.copy(), ref).score == 1.0
 
 
@@ -219,7 +219,7 @@ def test_tall_page_memory_is_bounded_by_bands() -> None:
     finally:
         tracemalloc.stop()
     assert peak < 100 * 2**20, f"peak {peak / 2**20:.0f} MiB"
-    assert result.terms["ssim_pool"] == 2.0 and result.terms["content"] == 1.0
+    assert result.terms["ssim_pool"] == 4.0 and result.terms["content"] == 1.0
     assert 0.9 < result.score < 1.0
 
 

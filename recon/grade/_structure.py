@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from recon.grade._aligned import Aligned, luma, luma_scale
-from recon.grade._ssim import K2, ssim_bands, window_shape
+from recon.grade._ssim import BAND_PIXELS, K2, ssim_bands, window_shape
 
 POOL = 4
 TILE = 4
@@ -41,9 +41,16 @@ def structure(aligned: Aligned) -> dict[str, float]:
     pool = next(p for p in (POOL, 2, 1) if min(height, width) >= p)
     rows, cols = height // pool, width // pool
 
+    step = max(1, BAND_PIXELS // max(1, width) // pool)  # pooled rows per read
+
     def luma_rows(r0: int, r1: int) -> tuple[np.ndarray, np.ndarray]:
-        a, b = aligned.rows(r0 * pool, r1 * pool)
-        return luma(a, pool), luma(b, pool)
+        """Pooled rows r0:r1 of both pages, read about BAND_PIXELS page pixels at a time."""
+        out = np.empty((2, r1 - r0, cols), dtype=np.int32)
+        for s0 in range(r0, r1, step):
+            s1 = min(r1, s0 + step)
+            for k, img in enumerate(aligned.rows(s0 * pool, s1 * pool)):
+                out[k, s0 - r0 : s1 - r0] = luma(img, pool)[:, :cols]
+        return out[0], out[1]
 
     scale = luma_scale(pool)
     win_rows, win_cols = window_shape(rows, cols)

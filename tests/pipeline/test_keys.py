@@ -49,6 +49,7 @@ TABLE: list[tuple[str, frozenset[str]]] = [
     ("pipeline/*", frozenset()),  # the runner, keys, graph and doit glue compute no output
     # the renderer (its fonts too) re-keys every render kind, the grader only grades
     ("render/*", RENDER),
+    ("grade/cards/*", frozenset()),  # metric cards: documents, not code
     ("grade/*", frozenset({"grade"})),
     ("curate/__init__.py", frozenset({"evidence", "workspace"})),
     ("curate/bundle.py", frozenset({"evidence", "workspace"})),

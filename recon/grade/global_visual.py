@@ -30,9 +30,9 @@ page) is scored the same way.
   luma, over tiles weighted by the information they hold.
 - ``colour`` (``_colour``): chroma-weighted CIEDE2000 between matching tiles.
 
-Pages are read in row bands; extra memory is a few bands plus per-tile sums (a few
-bytes per 16 x 16 pixels), whatever the height. Every intermediate number is returned
-in ``GlobalVisual.terms``.
+Pages are read in row bands; extra memory is a few bands plus per-tile colour means (48
+bytes per 16 x 16 pixels) and the row map (8 bytes per row), whatever the height. Every
+intermediate number is returned in ``GlobalVisual.terms``.
 """
 
 from __future__ import annotations

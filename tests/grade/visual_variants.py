@@ -28,14 +28,14 @@ decided from the reference's capture by :func:`applies`.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import numpy as np
 
-Tree = dict[str, bytes]
+from recon.curate.ladder import PAGE, Tree, read_tree
+
+__all__ = ["PAGE", "VARIANTS", "Tree", "applies", "differs", "inject", "read_tree", "variants"]
 
 VARIANTS = ("grey", "first-screen", "top-150", "flat", "unstyled", "shift-40", "white", "reorder")
-PAGE = "index.html"
 TOP_PX = 150
 SHIFT_PX = 40
 MARK = "recon-visual-variant"
@@ -129,15 +129,6 @@ def page(tree: Tree) -> str:
     if PAGE not in tree:
         raise ValueError(f"the build has no {PAGE} to alter")
     return tree[PAGE].decode("utf-8")
-
-
-def read_tree(folder: Path) -> Tree:
-    """Every file under ``folder``, by its relative POSIX path."""
-    return {
-        p.relative_to(folder).as_posix(): p.read_bytes()
-        for p in sorted(folder.rglob("*"))
-        if p.is_file()
-    }
 
 
 def applies(variant: str, image: np.ndarray, dom: list[dict], viewport_height: int) -> bool:

@@ -12,9 +12,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import yaml
 
 REPO = Path(__file__).resolve().parent.parent
 PROJECT_PARTS = ("dodo.py", "recon", "cases", "entries")
+FULL_SUITE = "RECON_FULL_SUITE"
+
+
+def suite_cases() -> list[str]:
+    """The case ids a test parametrised over cases runs on: the demo release's cases (what
+    CI has time for), or every case under cases/ when RECON_FULL_SUITE=1."""
+    if os.environ.get(FULL_SUITE) == "1":
+        return sorted(p.parent.name for p in (REPO / "cases").glob("*/case.yaml"))
+    demo = yaml.safe_load((REPO / "releases" / "demo.yaml").read_text(encoding="utf-8"))
+    return [str(case) for case in demo["cases"]]
 
 
 def copy_project(dest: Path) -> Path:

@@ -4,7 +4,8 @@ Every variant is a build tree (``{relative path: bytes}``) derived from the case
 sealed reference by a fixed rule, never tuned per case:
 
 - ``reference``: the sealed reference, verbatim;
-- ``faithful``: the case's scripted faithful answer (a folder given by the caller);
+- ``faithful``: the case's scripted faithful answer (a folder given by the caller), copied
+  over the starter's ``site/`` as the scripted entry writes it into the workspace;
 - ``recoloured``: the target region's background and text set to fixed colours far
   from any page palette (``RECOLOUR_BACKGROUND``/``RECOLOUR_TEXT``), by an injected
   stylesheet;
@@ -182,6 +183,12 @@ class Ladder:
     changed: dict[str, int]
 
 
+def _starter(case: Path) -> Tree:
+    """The starter's build output (its ``site/``), which a scripted answer is copied over."""
+    site = case / "public" / "starter" / "site"
+    return read_tree(site) if site.is_dir() else {}
+
+
 def build(
     case: Path,
     grading: Grading,
@@ -199,7 +206,7 @@ def build(
     evidence = (case / "public" / "evidence" / "desktop.png").read_bytes()
     trees = {
         "reference": reference,
-        "faithful": read_tree(answer),
+        "faithful": {**_starter(case), **read_tree(answer)},
         "recoloured": recoloured(reference, target),
         "shifted": shifted(reference, target),
         "missing": missing(reference, target),

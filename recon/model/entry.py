@@ -19,7 +19,7 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 from recon.model.base import Strict, Versioned
 from recon.model.egress import parse_allow
 from recon.model.placeholders import DOCKER_ONLY, check_template, placeholders_in
-from recon.model.values import Id, RelativePath
+from recon.model.values import Id, check_relative_path
 
 Name = Annotated[str, Field(min_length=1, max_length=128)]
 Part = Annotated[str, Field(max_length=16_384), AfterValidator(check_template)]
@@ -77,6 +77,16 @@ EnvName = Annotated[str, AfterValidator(_safe_env_name)]
 EnvValue = Annotated[str, Field(max_length=16_384), AfterValidator(_no_nul)]
 
 
+def _check_file_pattern(value: str) -> str:
+    """A normalised path inside entries/, where ``*`` and ``?`` may stand for characters and
+    a trailing ``/`` names a whole folder."""
+    check_relative_path(value.removesuffix("/").replace("*", "x").replace("?", "x"))
+    return value
+
+
+FilePattern = Annotated[str, AfterValidator(_check_file_pattern)]
+
+
 class ModelPin(Strict):
     provider: Name
     name: Name
@@ -91,7 +101,11 @@ class Agent(Strict):
     file for the agent's trajectory); any other ``{name}`` is refused. ``install`` runs just
     before the agent, in the sandbox, from the offline store only. ``files`` (normalised
     paths inside entries/) are hashed into the entry digest, so changing a scripted agent
-    re-runs its attempts. ``env`` names host variables forwarded by name only (their values
+    re-runs its attempts; an item may use the glob characters ``*`` and ``?``
+    (``scripted/answers/*/faithful/``) and an item ending in ``/`` stands for every file
+    under that folder. The project expands them when it loads the entry
+    (:func:`recon.pipeline.project.expand_files`), so the loaded entry, its dump and its
+    digest name every file. ``env`` names host variables forwarded by name only (their values
     are never written anywhere); ``credentials`` are those of them the agent cannot run
     without: when one is unset the attempt is a harness failure ("credentials missing")
     before any container starts. ``set_env`` holds fixed, non-secret values. Neither may name
@@ -103,7 +117,7 @@ class Agent(Strict):
     version: Name
     command: list[Part] = Field(min_length=1, max_length=64)
     install: list[Part] = Field(default_factory=list, max_length=64)
-    files: list[RelativePath] = Field(default_factory=list, max_length=1000)
+    files: list[FilePattern] = Field(default_factory=list, max_length=1000)
     env: list[EnvName] = Field(default_factory=list, max_length=64)
     credentials: list[EnvName] = Field(default_factory=list, max_length=64)
     set_env: dict[EnvName, EnvValue] = Field(default_factory=dict, max_length=64)

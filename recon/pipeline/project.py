@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -42,6 +43,27 @@ class LoadedCase:
     @property
     def grading_file(self) -> Path:
         return self.sealed / "grading.yaml"
+
+
+def expand_files(entries_dir: Path, item: str) -> list[str]:
+    """The files one ``agent.files`` item names under ``entries_dir``, sorted: a glob
+    pattern is expanded, a folder (``answers/x/``) stands for every file under it."""
+    if _GLOB.search(item):
+        matches = sorted(entries_dir.glob(item.rstrip("/")))
+    else:
+        matches = [entries_dir / item.rstrip("/")]
+    files = [f for m in matches for f in ([m] if m.is_file() else _files_under(m, item))]
+    return sorted({f.relative_to(entries_dir).as_posix() for f in files})
+
+
+_GLOB = re.compile(r"[*?\[]")
+
+
+def _files_under(path: Path, item: str) -> list[Path]:
+    """Every file under ``path`` when the item names a folder (a trailing ``/`` or a glob)."""
+    if not path.is_dir() or not (item.endswith("/") or _GLOB.search(item)):
+        return []
+    return sorted(p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
 
 
 @dataclass
@@ -102,9 +124,21 @@ class Project:
                     f"{shown(path)}: id: {entry.id!r} does not match the file name {path.stem!r}; "
                     "rename one of them"
                 )
-            for i, rel in enumerate(entry.agent.files):
-                self._check_agent_file(path, i, rel)
-            found[entry.id] = entry
+            files = []
+            for i, item in enumerate(entry.agent.files):
+                named = expand_files(self.entries_dir, item)
+                if not named and not _GLOB.search(item) and not item.endswith("/"):
+                    self._check_agent_file(path, i, item)  # says what is wrong with it
+                if not named:
+                    raise ConfigError(
+                        f"{shown(path)}: agent.files[{i}]: {item!r} names no file under "
+                        "entries/; fix the path or add the file"
+                    )
+                for rel in named:
+                    self._check_agent_file(path, i, rel)
+                files += named
+            agent = entry.agent.model_copy(update={"files": sorted(set(files))})
+            found[entry.id] = entry.model_copy(update={"agent": agent})
         return found
 
     @property

@@ -17,16 +17,15 @@ from typing import Any
 import pytest
 
 from recon.curate import ladder
-from recon.model import Grading, ReleaseDef, load_yaml
+from recon.model import Grading, load_yaml
 from recon.model.grading import DIMENSIONS
 from recon.render import open_browser
-from tests.conftest import copy_project, doit
+from tests.conftest import copy_project, doit, suite_cases
 from tests.pipeline.scripted import copy_entry, grade_table, write_release
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 REPO = Path(__file__).resolve().parents[2]
-DEMO = load_yaml(ReleaseDef, REPO / "releases" / "demo.yaml")
 # The html5-boilerplate page is one paragraph, which is also its only region: removing
 # that section leaves the same empty page as `blank`, so its ladder skips `missing`.
 SINGLE_SECTION = {"html5-boilerplate"}
@@ -50,7 +49,7 @@ def _entry_id(case: str, variant: str) -> str:
 
 def _write_entries(project: Path, case: str) -> list[str]:
     grading = load_yaml(Grading, project / "cases" / case / "sealed" / "grading.yaml")
-    answer = project / "entries" / "scripted" / "answers" / case
+    answer = project / "entries" / "scripted" / "answers" / case / "faithful"
     with open_browser() as browser:
         trees = ladder.build(project / "cases" / case, grading, browser, answer=answer).trees
     return [
@@ -71,7 +70,7 @@ def _table(case: str, grades: dict[str, dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-@pytest.mark.parametrize("case", DEMO.cases)
+@pytest.mark.parametrize("case", suite_cases())
 def test_ladder_orders_and_cheats_lose(case: str, tmp_path: Path) -> None:
     project = copy_project(tmp_path / "p")
     entries = ["scripted-faithful", *_write_entries(project, case)]

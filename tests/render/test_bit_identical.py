@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from recon.render.browser import chromium_path
+from tests.conftest import suite_cases
 
 REPO = Path(__file__).resolve().parents[2]
-CASES = sorted(p.parents[1] for p in (REPO / "cases").glob("*/sealed/reference"))
+CASES = [REPO / "cases" / case for case in suite_cases()]  # RECON_FULL_SUITE=1: all
 
 # Run in a fresh interpreter: its own playwright driver, its own chromium.
 RENDER_MATRIX = """

@@ -4,6 +4,8 @@ This is the only place sealed material flows toward public/: as pixels of the co
 matrix, which is what the Candidate is meant to see. ``public/evidence/`` gets
 
 - ``<viewport>.png``: the full page at route ``/``, per contract viewport;
+- ``<route>/<viewport>.png``: the full page at each other route (``/about.html`` ->
+  ``about.html/desktop.png``, ``/blog/post/`` -> ``blog~post/desktop.png``);
 - ``<viewport>--<state>.png``: the full page of each named state, per contract viewport;
 - ``motion/<name>.png`` and ``motion/<name>.webp``: each declared transition as a frame
   strip and an animated WebP (:func:`recon.render.record_motion`).
@@ -11,7 +13,7 @@ matrix, which is what the Candidate is meant to see. ``public/evidence/`` gets
 Rendering is deterministic, so running the command twice writes the same bytes: every
 still is proven stable (the same pixels a frame apart, :mod:`recon.render.stills`), and
 a reference whose pixels never stop changing is refused rather than frozen mid-motion. Files of
-the last two kinds that the contract no longer declares are removed, so the evidence
+the last three kinds that the contract no longer declares are removed, so the evidence
 bundle never carries a stale state or transition. A reference that cannot show what the
 contract declares (a step fails, a route is missing) is the contract's problem: one
 :class:`ConfigError` naming the contract field, and no evidence written for it.
@@ -50,6 +52,11 @@ def render_evidence(reference: Path, public: Path, contract: Contract) -> list[P
         for vp in contract.viewports:
             out = evidence / f"{vp.name}.png"
             written.append(_still(browser, read, "/", vp, (), out, f"{source}: viewports"))
+        for route in [r for r in contract.routes if r != "/"]:
+            for vp in contract.viewports:
+                out = evidence / route_folder(route) / f"{vp.name}.png"
+                where = f"{source}: routes ({route})"
+                written.append(_still(browser, read, route, vp, (), out, where))
         for i, state in enumerate(contract.states):
             for vp in contract.viewports:
                 out = evidence / f"{vp.name}--{state.name}.png"
@@ -73,6 +80,11 @@ def render_evidence(reference: Path, public: Path, contract: Contract) -> list[P
                 written.append(base.with_suffix(suffix))
     _remove_stale(evidence, written)
     return written
+
+
+def route_folder(route: str) -> str:
+    """The evidence folder of a route other than ``/`` (its matrix point slug)."""
+    return route.strip("/").replace("/", "~")
 
 
 def folder_reader(reference: Path) -> Reader:
@@ -122,7 +134,8 @@ def _refuse_failure(failure: str | None, where: str) -> None:
 def _remove_stale(evidence: Path, written: list[Path]) -> None:
     """Remove state stills and motion files this contract no longer declares."""
     kept = set(written)
-    generated = [*evidence.glob("*--*.png"), *evidence.glob(f"{MOTION}/*.png")]
+    routes = [p for p in evidence.glob("*/*.png") if p.parent.name != MOTION]
+    generated = [*evidence.glob("*--*.png"), *evidence.glob(f"{MOTION}/*.png"), *routes]
     for path in [*generated, *evidence.glob(f"{MOTION}/*.webp")]:
         if path not in kept:
             path.unlink()

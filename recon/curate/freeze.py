@@ -139,3 +139,6 @@ def _remove_stale(evidence: Path, written: list[Path]) -> None:
     for path in [*generated, *evidence.glob(f"{MOTION}/*.webp")]:
         if path not in kept:
             path.unlink()
+    for folder in {p.parent for p in routes}:
+        if not any(folder.iterdir()):
+            folder.rmdir()

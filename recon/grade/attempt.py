@@ -174,9 +174,13 @@ def _global(cand: Mapping[str, View], ref: Mapping[str, View]) -> dict[str, Any]
 
 
 def _defaults(views: Mapping[str, View]) -> dict[str, View]:
-    """Viewport name -> the default-state view of the first route captured there."""
+    """Viewport name -> the default-state view of the first route captured there.
+
+    ``views`` are in matrix order (the contract's routes in order), so the first route is
+    the contract's first, not the alphabetically first point id (``about.html`` < ``root``).
+    """
     found: dict[str, View] = {}
-    for _pid, view in sorted(views.items(), key=lambda kv: kv[0]):
+    for view in views.values():
         if view.state == DEFAULT_STATE and view.viewport not in found:
             found[view.viewport] = view
     return found

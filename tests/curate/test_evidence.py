@@ -74,7 +74,8 @@ def case(tmp_path: Path, name: str) -> tuple[Path, Path]:
 
 def files(public: Path) -> dict[str, bytes]:
     evidence = public / "evidence"
-    return {p.relative_to(evidence).as_posix(): p.read_bytes() for p in evidence.rglob("*.*")}
+    found = [p for p in evidence.rglob("*.*") if p.is_file()]
+    return {p.relative_to(evidence).as_posix(): p.read_bytes() for p in found}
 
 
 def test_stills_and_motion_are_rendered_and_identical_twice(tmp_path: Path) -> None:
@@ -124,6 +125,27 @@ def test_states_and_transitions_the_contract_dropped_are_removed(tmp_path: Path)
     (public / "evidence" / "notes.txt").write_text("the curator's own file stays")
     render_evidence(reference, public, contract(states=[], motion=[]))
     assert sorted(files(public)) == ["mobile.png", "notes.txt"]
+
+
+def test_every_route_gets_its_own_stills_and_dropped_routes_are_removed(tmp_path: Path) -> None:
+    reference, public = case(tmp_path, "case")
+    (reference / "about.html").write_text("<!doctype html><h1>About us</h1>")
+    (reference / "blog").mkdir()
+    (reference / "blog" / "index.html").write_text("<!doctype html><h1>Blog</h1>")
+    routes = contract(routes=["/", "/about.html", "/blog/"], states=[], motion=[])
+    render_evidence(reference, public, routes)
+    found = files(public)
+    assert sorted(found) == ["about.html/mobile.png", "blog/mobile.png", "mobile.png"]
+    assert len({found["mobile.png"], found["about.html/mobile.png"], found["blog/mobile.png"]}) == 3
+    render_evidence(reference, public, contract(states=[], motion=[]))
+    assert sorted(files(public)) == ["mobile.png"]
+    assert not (public / "evidence" / "blog").exists()
+
+
+def test_a_route_the_reference_cannot_serve_is_the_contracts_problem(tmp_path: Path) -> None:
+    reference, public = case(tmp_path, "case")
+    with pytest.raises(ConfigError, match=r"routes \(/missing\.html\)"):
+        render_evidence(reference, public, contract(routes=["/", "/missing.html"], motion=[]))
 
 
 @pytest.mark.parametrize("field", ["states", "motion"])

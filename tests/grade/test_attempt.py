@@ -141,3 +141,29 @@ def test_oracle_checkpoint_comparison_uses_the_screenshots() -> None:
     other = np.full((600, WIDTH, 3), 255, np.uint8)
     table = graded(build(landing(), screenshots={key("w", "docs"): other}))
     assert table["dimensions"]["workflow"] < 1.0
+
+
+def test_regions_resolve_on_the_contracts_first_route_not_the_alphabetically_first() -> None:
+    """Point ids sort ``about.html...`` before ``root...``; the first route is ``/``."""
+    home, about = landing(), without(landing(), 100, 900)
+
+    def two_routes(first: list[dict[str, Any]], second: list[dict[str, Any]]) -> Build:
+        views = {
+            pid: View(point=pid, route=route, viewport="desktop", width=WIDTH, height=900,
+                      state="default", image=draw(dom), dom=dom,
+                      network=[["http://recon.invalid/", "served"]], failure=None)  # fmt: skip
+            for pid, route, dom in (
+                ("root.desktop.default", "/", first),
+                ("about.html.desktop.default", "/about.html", second),
+            )
+        }
+        return Build(views, Probed(assertions={"desktop": ROWS_OK}, workflows=FLOW_OK,
+                                   screenshots={key("w", "docs"): draw(first)[:600]}))  # fmt: skip
+
+    reference = two_routes(home, about)
+    table = grade(GRADING, reference, reference, reference, first_viewport="desktop",
+                  evidence={}, served={})  # fmt: skip
+    assert table["dimensions"]["regional_visual"] == 1.0
+    swapped = grade(GRADING, two_routes(about, home), reference, reference,
+                    first_viewport="desktop", evidence={}, served={})  # fmt: skip
+    assert swapped["dimensions"]["regional_visual"] < 1.0

@@ -149,9 +149,18 @@ def test_regions_resolve_on_the_contracts_first_route_not_the_alphabetically_fir
 
     def two_routes(first: list[dict[str, Any]], second: list[dict[str, Any]]) -> Build:
         views = {
-            pid: View(point=pid, route=route, viewport="desktop", width=WIDTH, height=900,
-                      state="default", image=draw(dom), dom=dom,
-                      network=[["http://recon.invalid/", "served"]], failure=None)  # fmt: skip
+            pid: View(
+                point=pid,
+                route=route,
+                viewport="desktop",
+                width=WIDTH,
+                height=900,
+                state="default",
+                image=draw(dom),
+                dom=dom,
+                network=[["http://recon.invalid/", "served"]],
+                failure=None,
+            )
             for pid, route, dom in (
                 ("root.desktop.default", "/", first),
                 ("about.html.desktop.default", "/about.html", second),

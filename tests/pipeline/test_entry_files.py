@@ -83,7 +83,12 @@ def test_a_pattern_naming_no_file_is_one_clear_error(tmp_path: Path) -> None:
     )
 
 
-@pytest.mark.parametrize("bad", ["/etc/passwd", "../cases/x", "a//b", ""])
+@pytest.mark.parametrize("bad", ["/etc/passwd", "../cases/x", "a//b", "", "*/../x/", "a b/*"])
 def test_files_stay_under_entries(bad: str) -> None:
-    with pytest.raises(ValidationError, match="relative to entries/"):
+    with pytest.raises(ValidationError, match=r"files\.0\n.*(path|folder)"):
         Agent(name="a", version="1", command=["x"], files=[bad])
+
+
+@pytest.mark.parametrize("good", ["scripted/answer.py", "scripted/answers/*/faithful/", "a/?.txt"])
+def test_globs_and_folders_are_accepted(good: str) -> None:
+    assert Agent(name="a", version="1", command=["x"], files=[good]).files == [good]

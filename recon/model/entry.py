@@ -19,7 +19,7 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 from recon.model.base import Strict, Versioned
 from recon.model.egress import parse_allow
 from recon.model.placeholders import DOCKER_ONLY, check_template, placeholders_in
-from recon.model.values import Id, check_relative_path
+from recon.model.values import Id, RelativePath, check_relative_path
 
 Name = Annotated[str, Field(min_length=1, max_length=128)]
 Part = Annotated[str, Field(max_length=16_384), AfterValidator(check_template)]

@@ -42,7 +42,10 @@ def _build(browser: Browser, case: Path) -> tuple[Grading, ladder.Ladder]:
     """The case's ladder, built once per test run (it renders every defect)."""
     if case not in _BUILT:
         grading = load_yaml(Grading, case / "sealed" / "grading.yaml")
-        _BUILT[case] = grading, ladder.build(case, grading, browser, answer=ANSWERS / case.name / "faithful")
+        _BUILT[case] = (
+            grading,
+            ladder.build(case, grading, browser, answer=ANSWERS / case.name / "faithful"),
+        )
     return _BUILT[case]
 
 
@@ -121,7 +124,9 @@ def test_blank_has_no_content_and_faithful_is_not_a_copy() -> None:
     assert "<body></body>" in _page(ladder.blank())
     case = REPO / "cases" / "todomvc"
     reference = ladder.read_tree(case / "sealed" / "reference")
-    shared = set(ladder.read_tree(ANSWERS / case.name / "faithful").items()) & set(reference.items())
+    shared = set(ladder.read_tree(ANSWERS / case.name / "faithful").items()) & set(
+        reference.items()
+    )
     assert not shared, "the faithful answer copies reference files byte for byte"
 
 

@@ -183,10 +183,11 @@ class Ladder:
     changed: dict[str, int]
 
 
-def _starter(case: Path) -> Tree:
-    """The starter's build output (its ``site/``), which a scripted answer is copied over."""
+def answer_tree(case: Path, answer: Path) -> Tree:
+    """A scripted answer as its attempt builds it: the answer's files copied over the
+    starter's build output (its ``site/``)."""
     site = case / "public" / "starter" / "site"
-    return read_tree(site) if site.is_dir() else {}
+    return {**(read_tree(site) if site.is_dir() else {}), **read_tree(answer)}
 
 
 def build(
@@ -206,7 +207,7 @@ def build(
     evidence = (case / "public" / "evidence" / "desktop.png").read_bytes()
     trees = {
         "reference": reference,
-        "faithful": {**_starter(case), **read_tree(answer)},
+        "faithful": answer_tree(case, answer),
         "recoloured": recoloured(reference, target),
         "shifted": shifted(reference, target),
         "missing": missing(reference, target),

@@ -1,9 +1,11 @@
 """Issue 17: global visual agrees with people on variants of every page's reference.
 
-Each page is a case under ``cases/`` (all of them, so a new case is covered) or a
+Each page is a case of ``suite_cases()`` (the demo release's; every case under ``cases/``
+with ``RECON_FULL_SUITE=1``, so a new case is covered) or a
 synthetic page under ``tests/grade/pages/`` (a page taller than two screens with
 gradients, a background image and images, which the cases lack). Its reference, its
-scripted faithful answer (``entries/scripted/answers/<case>/``, where there is one; else
+scripted faithful answer (``entries/scripted/answers/<case>/faithful/`` over the starter,
+where there is one; else
 the reference stands for it) and every variant of ``visual_variants`` are rendered by the
 real renderer (``recon.render.capture``) at the route ``/`` of each viewport of the
 page's contract, and graded as the grade cell grades them (``recon.grade.attempt``'s
@@ -27,16 +29,18 @@ import numpy as np
 import pytest
 from playwright.sync_api import Browser
 
+from recon.curate.ladder import answer_tree
 from recon.grade.attempt import View, _global, decode_png
 from recon.model import load_yaml
 from recon.model.contract import Contract
 from recon.render import Viewport, capture
 from recon.render.browser import chromium_path, open_browser
+from tests.conftest import suite_cases
 from tests.grade import visual_variants as vv
 
 REPO = Path(__file__).resolve().parents[2]
 ANSWERS = REPO / "entries" / "scripted" / "answers"
-CASES = sorted(p.parent.parent for p in (REPO / "cases").glob("*/sealed/grading.yaml"))
+CASES = [REPO / "cases" / case for case in suite_cases()]  # RECON_FULL_SUITE=1: all
 SYNTHETIC = sorted(p.parent for p in (REPO / "tests" / "grade" / "pages").glob("*/contract.yaml"))
 PAGES = [*CASES, *SYNTHETIC]
 NO_OP = 0.02
@@ -78,14 +82,14 @@ class Graded:
         return "\n".join(lines)
 
 
-def _layout(page: Path) -> tuple[Path, Path, Path | None]:
-    """(contract, reference folder, faithful answer folder or None) of a case or page."""
+def _layout(page: Path) -> tuple[Path, Path, vv.Tree | None]:
+    """(contract, reference folder, faithful answer's build or None) of a case or page."""
     if (page / "sealed").is_dir():
-        answer = ANSWERS / page.name
+        answer = ANSWERS / page.name / "faithful"
         return (
             page / "public" / "contract.yaml",
             page / "sealed" / "reference",
-            (answer if answer.is_dir() else None),
+            (answer_tree(page, answer) if answer.is_dir() else None),
         )
     return page / "contract.yaml", page / "reference", None
 
@@ -120,7 +124,7 @@ def graded(request: pytest.FixtureRequest, browser: Browser) -> tuple[str, Grade
     contract_path, reference_dir, answer = _layout(request.param)
     contract = load_yaml(Contract, contract_path)
     reference = vv.read_tree(reference_dir)
-    builds = {"reference": reference, "faithful": vv.read_tree(answer) if answer else reference}
+    builds = {"reference": reference, "faithful": answer or reference}
     builds |= vv.variants(reference)
     views = {name: _render(browser, tree, contract) for name, tree in builds.items()}
     want = views["reference"]

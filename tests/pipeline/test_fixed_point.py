@@ -10,12 +10,12 @@ import pytest
 
 from recon.curate.ladder import read_tree
 from recon.model.grading import DIMENSIONS
-from tests.conftest import REPO, copy_project, doit
+from tests.conftest import copy_project, doit, suite_cases
 from tests.pipeline.scripted import copy_entry, grade_table, write_release
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
-CASES = sorted(p.parent.name for p in (REPO / "cases").glob("*/case.yaml"))
+CASES = suite_cases()  # RECON_FULL_SUITE=1: every case under cases/
 
 
 @pytest.mark.parametrize("case", CASES)

@@ -2,7 +2,9 @@
 
 ``score = Σ weight(passed) / Σ weight`` over the sealed assertions. An assertion with
 no probe result fails (the probe never reached it). No assertions, or a zero total
-weight, score 1: nothing was asked, so nothing was missed.
+weight, score 1: nothing was asked, so nothing was missed. Each row carries the
+assertion's public label (:mod:`recon.model.labels`), shown on the run page with its
+pass/fail.
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ from typing import Any
 
 from recon.grade.result import MetricResult
 from recon.model.grading import Assertion
+from recon.model.labels import fallback
 
-VERSION = "functional/1"
+VERSION = "functional/2"
 
 CheckRow = Mapping[str, Any]
 """A probe result row: ``{id, passed, observed}``."""
@@ -49,11 +52,12 @@ def score(assertions: Sequence[Assertion], results: Sequence[CheckRow]) -> Funct
     rows: list[dict[str, Any]] = [
         {
             "id": a.id,
+            "label": a.label or fallback("functional", i),
             "weight": a.weight,
             "passed": passed.get(a.id, False),
             "observed": observed.get(a.id, "no result"),
         }
-        for a in assertions
+        for i, a in enumerate(assertions)
     ]
     weights = {a.id: a.weight for a in assertions}
     value = pass_rate(passed, weights)

@@ -14,7 +14,8 @@ Per workflow, each checkpoint is one unit; a ``preserve`` checkpoint is a second
 In order: once a checkpoint is not reached, it and every later checkpoint earn nothing,
 even if later rows say they passed. A lost preservation costs its own unit only; later
 checkpoints are judged by their own rows, which already show any state it lost.
-The score is the workflow-weight-weighted mean; no workflows score 1.
+The score is the workflow-weight-weighted mean; no workflows score 1. Workflow and
+checkpoint rows carry their public labels (:mod:`recon.model.labels`) for the run page.
 """
 
 from __future__ import annotations
@@ -27,8 +28,9 @@ from recon.grade.functional import CheckRow, passed_by_id
 from recon.grade.result import MetricResult
 from recon.model.grading import Checkpoint, Workflow
 from recon.model.grading import checkpoint_key as key
+from recon.model.labels import fallback
 
-VERSION = "workflow/1"
+VERSION = "workflow/2"
 
 
 @dataclass(frozen=True)
@@ -44,7 +46,7 @@ def score(
     """``oracle`` maps ``key(wf, cp)`` to the checkpoint's visual score against the oracle."""
     rows: list[dict[str, Any]] = []
     weighted = weights = 0.0
-    for wf in workflows:
+    for n, wf in enumerate(workflows):
         cp_rows = _checkpoints(wf, results, oracle or {})
         units = sum(r["units"] for r in cp_rows)
         earned = sum(r["credit"] + r["preserved"] for r in cp_rows)
@@ -52,6 +54,7 @@ def score(
         rows.append(
             {
                 "id": wf.id,
+                "label": wf.label or fallback("workflow", n),
                 "weight": wf.weight,
                 "units": units,
                 "earned": earned,
@@ -76,13 +79,14 @@ def _checkpoints(
 ) -> list[dict[str, Any]]:
     rows = []
     going = True
-    for cp in (s for s in wf.steps if isinstance(s, Checkpoint)):
+    for n, cp in enumerate(s for s in wf.steps if isinstance(s, Checkpoint)):
         here = key(wf.id, cp.id)
         reached = going and _all_pass(cp, results.get(here, ()))
         going = reached
         visual = min(1.0, max(0.0, float(oracle.get(here, 0.0)))) if cp.compare_oracle else 1.0
         row: dict[str, Any] = {
             "id": cp.id,
+            "label": cp.label or fallback("checkpoint", n),
             "reached": reached,
             "units": 1,
             "credit": visual if reached else 0.0,

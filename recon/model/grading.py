@@ -10,6 +10,7 @@ from pydantic import Discriminator, Field, Tag, field_validator, model_validator
 
 from recon.model.base import Strict, Versioned, union_tag
 from recon.model.contract import Contract, ViewportName
+from recon.model.labels import Label, locator_secrets, refuse
 from recon.model.values import MAX_PAGE_PX, Id, Route, Share, Weight, check_route
 
 Ident = Id
@@ -77,6 +78,7 @@ class Assertion(Strict):
     value: str | int | None = None
     match: Match | None = None
     weight: Weight = 1.0
+    label: Label | None = None  # public: shown on run pages (recon.model.labels)
 
     @field_validator("match", mode="before")
     @classmethod
@@ -106,7 +108,12 @@ class Assertion(Strict):
                 f"expect {self.expect} reads every match; `match` goes only with "
                 f"{', '.join(ONE_ELEMENT)}; remove it"
             )
+        refuse(self.label, self.secrets(), "its selector or expected value")
         return self
+
+    def secrets(self) -> list[str | int | None]:
+        """What a public label of this assertion may not contain."""
+        return [*locator_secrets(self.locator), self.value]
 
 
 class Region(Strict):
@@ -157,6 +164,9 @@ class Step(Strict):
             check_route(str(self.value))
         return self
 
+    def secrets(self) -> list[str | int | None]:
+        return [*locator_secrets(self.locator), self.value]
+
 
 class Checkpoint(Strict):
     """Assertions that must hold at this point of a workflow.
@@ -171,6 +181,7 @@ class Checkpoint(Strict):
     preserve: Literal["reload", "navigate"] | None = None
     navigate_to: Route | None = None
     compare_oracle: bool = False
+    label: Label | None = None  # public: shown on run pages (recon.model.labels)
 
     @model_validator(mode="after")
     def _navigate_target(self) -> Checkpoint:
@@ -178,7 +189,11 @@ class Checkpoint(Strict):
             raise ValueError(
                 "`navigate_to` goes with, and only with, `preserve: navigate`; give both or neither"
             )
+        refuse(self.label, self.secrets(), "a selector or expected value of its assertions")
         return self
+
+    def secrets(self) -> list[str | int | None]:
+        return [secret for a in self.assertions for secret in a.secrets()]
 
 
 def _step_kind(value: Any) -> str:
@@ -199,11 +214,14 @@ class Workflow(Strict):
     viewport: ViewportName = "desktop"
     steps: list[WorkflowItem] = Field(min_length=1, max_length=200)
     weight: Weight = 1.0
+    label: Label | None = None  # public: shown on run pages (recon.model.labels)
 
     @model_validator(mode="after")
     def _has_checkpoint(self) -> Workflow:
         if not any(isinstance(s, Checkpoint) for s in self.steps):
             raise ValueError("a workflow needs at least one checkpoint; add one")
+        secrets = [secret for step in self.steps for secret in step.secrets()]
+        refuse(self.label, secrets, "a selector or value of its steps")
         return self
 
 

@@ -143,12 +143,28 @@ class DimensionSummary(Strict):
     terms: dict[str, float] = Field(default_factory=dict)
 
 
+class PublicCheck(Strict):
+    """One functional assertion or workflow checkpoint as published: its public label
+    (:mod:`recon.model.labels`) and whether it passed, never its selector, expected value,
+    observed value or weight. A workflow checkpoint names its workflow's label (``group``),
+    says for a ``preserve`` checkpoint whether it held after the reload or navigation
+    (``kept``), and gives the digest of the Candidate's screenshot there (``screenshot``)."""
+
+    dimension: Literal["functional", "workflow"]
+    label: str
+    passed: bool
+    group: str | None = None
+    kept: bool | None = None
+    screenshot: Digest | None = None
+
+
 class AttemptSummary(Strict):
     """A public line per attempt: whitelisted numbers and digests only.
 
     ``dimensions`` holds each dimension's value and the terms ``PUBLIC_TERMS`` allows for
     it; a weight, a weighted sum, a penalty or a product cannot be carried, so neither the
-    release JSON nor the site (whose exporter reads only this) can publish one.
+    release JSON nor the site (whose exporter reads only this) can publish one. ``checks``
+    lists its functional and workflow checks as pass/fail with their public labels.
     """
 
     id: str
@@ -165,6 +181,7 @@ class AttemptSummary(Strict):
     tries: int = 1
     retry_of: Digest | None = None
     egress: Egress = Field(default_factory=Egress)
+    checks: list[PublicCheck] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _public_terms_only(self) -> AttemptSummary:
@@ -204,12 +221,17 @@ def _from_v2(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "schema_version": 3}
 
 
-class ReleaseResult(Versioned):
-    """releases/<id>/release.json (versions 1 and 2 are read too)."""
+def _from_v3(data: dict[str, Any]) -> dict[str, Any]:
+    """v3 had no public checks per attempt: they read as none."""
+    return {**data, "schema_version": 4}
 
-    SCHEMA_VERSION: ClassVar[int] = 3
-    MIGRATES_FROM: ClassVar[tuple[int, ...]] = (1, 2)
-    schema_version: int = 3
+
+class ReleaseResult(Versioned):
+    """releases/<id>/release.json (versions 1 to 3 are read too)."""
+
+    SCHEMA_VERSION: ClassVar[int] = 4
+    MIGRATES_FROM: ClassVar[tuple[int, ...]] = (1, 2, 3)
+    schema_version: int = 4
     release: str
     title: str
     protocol: str
@@ -230,4 +252,6 @@ class ReleaseResult(Versioned):
             data = _from_v1(data)
         if isinstance(data, dict) and data.get("schema_version") == 2:
             data = _from_v2(data)
+        if isinstance(data, dict) and data.get("schema_version") == 3:
+            data = _from_v3(data)
         return data

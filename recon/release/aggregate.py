@@ -36,6 +36,7 @@ from recon.model import (
 )
 from recon.model.grading import DIMENSIONS
 from recon.release import reliability, uncertainty, withdrawn
+from recon.release.checks import public_checks
 from recon.release.reliability import Slot
 
 
@@ -300,6 +301,7 @@ def _summary(scope: _Scope, attempt: Graded) -> AttemptSummary:
         tries=rec.try_index + 1,
         retry_of=rec.retry_of,
         egress=rec.egress,
+        checks=[] if out or attempt.grade is None else public_checks(attempt.grade),
     )
 
 

@@ -28,6 +28,7 @@ def test_nothing_passing_scores_zero_and_a_missing_result_fails() -> None:
     assert result.score == 3.0 / 4.0
     assert result.rows[2] == {
         "id": "title",
+        "label": "functional check 3 (unlabelled)",
         "weight": 1.0,
         "passed": False,
         "observed": "no result",

@@ -58,6 +58,7 @@ TABLE: list[tuple[str, frozenset[str]]] = [
     ("agents/*", frozenset()),
     ("release/__init__.py", frozenset({"aggregate", "manifest"})),
     ("release/aggregate.py", frozenset({"aggregate"})),
+    ("release/checks.py", frozenset({"aggregate"})),
     ("release/reliability.py", frozenset({"aggregate"})),
     ("release/uncertainty.py", frozenset({"aggregate"})),
     ("release/withdrawals.py", frozenset({"aggregate"})),

@@ -330,12 +330,12 @@ def test_a_v1_release_json_loads_without_its_arithmetic(tmp_path: Path) -> None:
         v1.pop(key)
     (path.parent / "release.json").write_text(json.dumps(v1))
     _, loaded = load_side(str(path), tmp_path)
-    assert loaded.schema_version == 3
+    assert loaded.schema_version == 4 and loaded.attempts[0].checks == []
     assert loaded.attempts[0].dimensions["functional"].value == 0.5
     assert "product" not in loaded.model_dump_json()
     overall = loaded.reliability.overall  # v2's one line, its rate over attempts
     assert (overall.attempts, overall.tries, overall.harness_failures) == (4, 4, 1)
     assert overall.harness_failure_rate == 0.25
-    (path.parent / "release.json").write_text(json.dumps(v1 | {"schema_version": 4}))
-    with pytest.raises(ConfigError, match="unsupported schema_version 4"):
+    (path.parent / "release.json").write_text(json.dumps(v1 | {"schema_version": 5}))
+    with pytest.raises(ConfigError, match="unsupported schema_version 5"):
         load_side(str(path), tmp_path)

@@ -4,8 +4,10 @@ Reads: ``attempt.build`` (the bytes the page was served, for policy), ``capture.
 ``probe.results`` and ``probe.checkpoints``; the case's ``oracle.<point>.captures``, its
 reference's and starter's probes and the starter's captures; ``evidence.bundle``; the
 sealed grading (its digest is a parameter). Writes: ``grade``, the metric table of
-:func:`recon.grade.attempt.grade`, or a :class:`~recon.model.captures.Skipped` blob when
-the attempt has no valid build.
+:func:`recon.grade.attempt.grade` plus ``checkpoint_shots`` (checkpoint key -> the digest
+of the Candidate's screenshot there, which the site shows beside the checkpoint's public
+label), or a :class:`~recon.model.captures.Skipped` blob when the attempt has no valid
+build.
 """
 
 from __future__ import annotations
@@ -50,7 +52,17 @@ def grade(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
         evidence=read_evidence(store, inputs["evidence.bundle"]),
         served=read_served(store, build, inputs["capture.captures"]),
     )
+    table["checkpoint_shots"] = shot_digests(store, inputs["probe.checkpoints"])
     return Produced({"grade": blob(store, table)})
+
+
+def shot_digests(store: Store, checkpoints: str) -> dict[str, str]:
+    """Checkpoint key (``wf/cp``) -> the digest of the build's screenshot there."""
+    return {
+        path.removesuffix(".png"): f.digest
+        for path, f in sorted(tree_files(store, checkpoints).items())
+        if path.endswith(".png")
+    }
 
 
 def read_views(store: Store, captures: str, points: list[Point]) -> dict[str, View]:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from recon.errors import EXIT_BAD_INPUT, ConfigError, ReconError, StoreError
 from recon.pipeline.project import Project
 from recon.release.commands import register as register_release_commands
+from recon.site.commands import register as register_site_commands
 from recon.store import ActionCache, Store, gc, verify
 
 if TYPE_CHECKING:
@@ -287,6 +288,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     deps_fetch.set_defaults(handler=cmd_deps_fetch)
     register_release_commands(sub, add)
+    register_site_commands(sub, add)
     return parser
 
 

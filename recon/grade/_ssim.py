@@ -88,6 +88,23 @@ def mean_ssim_rows(rows: RowSource, height: int, width: int, scale: int) -> floa
     return total / (tops * cols)
 
 
+def ssim_map(x: np.ndarray, y: np.ndarray, scale: int = 1) -> np.ndarray:
+    """The SSIM of every whole window of two equal-shape 2-D integer images: an array of
+    ``height - win_h + 1`` by ``width - win_w + 1``, whose mean is :func:`mean_ssim`. The
+    site's difference heatmap is drawn from it (``recon.site.heatmap``)."""
+    if x.shape != y.shape or x.ndim != 2:
+        raise ValueError(f"ssim_map needs two equal 2-D shapes, got {x.shape} and {y.shape}")
+    height, width = x.shape
+    _check_size("ssim_map", height, width)
+    bands: list[np.ndarray] = []
+
+    def keep(_t0: int, _x: np.ndarray, _y: np.ndarray, band: np.ndarray) -> None:
+        bands.append(band.copy())
+
+    ssim_bands(lambda r0, r1: (x[r0:r1], y[r0:r1]), height, width, scale, keep)
+    return np.concatenate(bands)
+
+
 def ssim_bands(
     rows: RowSource, height: int, width: int, scale: int, consume: BandSink, multiple: int = 1
 ) -> Window:
@@ -98,8 +115,7 @@ def ssim_bands(
     them). Every ``t0`` is a multiple of ``multiple``. The map is a buffer reused by the
     next band: read it, do not keep it. Returns the number of window rows and columns.
     """
-    if not 1 <= width <= MAX_WIDTH or height < 1:
-        raise ValueError(f"mean_ssim: image {height}x{width} outside 1..{MAX_WIDTH} px wide")
+    _check_size("mean_ssim", height, width)
     win_h, win_w = window_shape(height, width)
     tops = height - win_h + 1
     band = max(multiple, BAND_PIXELS // width // multiple * multiple)
@@ -109,6 +125,11 @@ def ssim_bands(
         x, y = rows(t0, t1 + win_h - 1)
         consume(t0, x, y, work.band_map(x, y))
     return tops, width - win_w + 1
+
+
+def _check_size(what: str, height: int, width: int) -> None:
+    if not 1 <= width <= MAX_WIDTH or height < 1:
+        raise ValueError(f"{what}: image {height}x{width} outside 1..{MAX_WIDTH} px wide")
 
 
 class _Work:

@@ -206,16 +206,30 @@ class Graph:
             [str(withdrawals)] if withdrawals.is_file() else [],
         )
         evidence = {f"evidence.{c}": self.evidence(self.project.cases[c]) for c in release.cases}
+        probes = {f"probe.{k}": self.cells[f"probe:{k}"] for k in attempts}
         site = self._cell(
             "site",
             release.id,
             {"release": release.id},
-            {"aggregate": agg, **evidence, **{f"capture.{k}": v for k, v in captures.items()}},
+            {
+                "aggregate": agg,
+                **evidence,
+                **{f"capture.{k}": v for k, v in captures.items()},
+                **probes,
+            },
+            self._case_facts(release),
+            reads={label: ("checkpoints",) for label in probes},
         )
         upstream = self._upstream([site])
         params: dict[str, Any] = {"release": release.id, "inputs": self.manifest_inputs(release)}
         params["version"] = self.versions.get(release.id, 1)
         return self._cell("manifest", release.id, params, {c.id: c for c in upstream})
+
+    def _case_facts(self, release: ReleaseDef) -> list[str]:
+        """The files the site reads the public facts of each case from."""
+        folders = [self.project.cases[c].folder for c in release.cases]
+        found = [f / name for f in folders for name in ("case.yaml", "provenance.yaml")]
+        return [str(p) for p in found if p.is_file()]
 
     def _backends(self, release: ReleaseDef) -> list[str]:
         return sorted({self.project.entries[e].sandbox.backend for e in release.entries})

@@ -1,5 +1,20 @@
-"""recon.site: the static site of a release, built from whitelisted data only."""
+"""recon.site: the static site of a release, built from whitelisted data only.
 
-from recon.site.export import build_site
+Names are imported on first use, so ``recon --help`` (which registers ``recon site``)
+does not pay for Jinja2 or numpy.
+"""
 
-__all__ = ["build_site"]
+from __future__ import annotations
+
+from recon._lazy import exports
+
+_EXPORTS = {
+    "PublicCase": "recon.site.cases",
+    "case_facts": "recon.site.cases",
+    "build_site": "recon.site.export",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+__getattr__ = exports(__name__, _EXPORTS)

@@ -15,6 +15,7 @@ import pytest
 from recon.errors import StoreError
 from recon.pipeline.project import Project
 from recon.pipeline.tasks import Pipeline
+from recon.site.images import image_name
 from recon.store import Store, put_files, tree_files
 from tests.conftest import Build, clone_built, copy_project, doit, recon
 
@@ -107,7 +108,7 @@ def test_a_truncated_capture_is_re_rendered_before_the_site_ships_it(demo: Path)
     clean_log(healed)
     assert f"capture:{FAITHFUL}" in healed.ran and "site:demo" in healed.ran
     assert manifest(demo) == before
-    shipped = (demo / f"releases/demo/site/img/{png}.png").read_bytes()
+    shipped = (demo / "releases/demo/site" / image_name(data)).read_bytes()
     assert shipped == data
     assert recon(demo, "store", "verify").returncode == 0
 

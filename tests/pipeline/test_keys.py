@@ -45,11 +45,16 @@ TABLE: list[tuple[str, frozenset[str]]] = [
     ("pipeline/kinds/release.py", frozenset({"aggregate"})),
     ("pipeline/kinds/site.py", frozenset({"site"})),
     ("pipeline/kinds/manifest.py", frozenset({"manifest"})),
-    ("pipeline/matrix.py", frozenset({"oracle", "capture", "grade"})),
+    ("pipeline/matrix.py", frozenset({"oracle", "capture", "grade", "site"})),
     ("pipeline/*", frozenset()),  # the runner, keys, graph and doit glue compute no output
     # the renderer (its fonts too) re-keys every render kind, the grader only grades
     ("render/*", RENDER),
     ("grade/cards/*", frozenset()),  # metric cards: documents, not code
+    # the site's difference heatmap is the grader's per-pixel SSIM (importing it runs the
+    # package's __init__, which imports compose)
+    ("grade/__init__.py", frozenset({"grade", "site"})),
+    ("grade/compose.py", frozenset({"grade", "site"})),
+    ("grade/_ssim.py", frozenset({"grade", "site"})),
     ("grade/*", frozenset({"grade"})),
     ("curate/__init__.py", frozenset({"evidence", "workspace"})),
     ("curate/bundle.py", frozenset({"evidence", "workspace"})),
@@ -65,6 +70,9 @@ TABLE: list[tuple[str, frozenset[str]]] = [
     ("release/withdrawn.py", frozenset({"aggregate"})),
     ("release/manifest.py", frozenset({"manifest"})),
     ("release/*", frozenset()),
+    ("site/commands.py", frozenset()),  # `recon site diff`: a command, not the site cell
+    ("site/diff_page.py", frozenset()),
+    ("site/data.py", frozenset()),  # written by the export, beside the site tree
     ("site/*", frozenset({"site"})),
     ("*", frozenset()),  # the CLI, py.typed, metric cards...
 ]
@@ -151,7 +159,8 @@ def test_a_numeric_library_version_re_keys_the_kinds_that_import_it(
 
     monkeypatch.setattr(codegraph, "_version", bumped)
     after = digests(package, graph)
-    assert {k for k in before if before[k] != after[k]} == {"grade", "aggregate"}
+    # the site draws its heatmaps with numpy (and pillow)
+    assert {k for k in before if before[k] != after[k]} == {"grade", "aggregate", "site"}
     assert after != before
 
 

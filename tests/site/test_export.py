@@ -1,4 +1,4 @@
-"""Unit tests for recon.site.export: a pure, deterministic, whitelist-only static site."""
+"""Unit tests for recon.site: a pure, deterministic, allow-list-only static site."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ import re
 from typing import Any
 
 import blake3
+import numpy as np
 import pytest
 from PIL import Image
-from pydantic import ValidationError
+from pydantic import Field, ValidationError
 
 from recon.errors import HarnessError
 from recon.model import (
@@ -23,12 +24,15 @@ from recon.model import (
     ReliabilityReport,
     Trace,
 )
-from recon.site import _run, build_site
+from recon.model.contract import Contract
+from recon.model.result import PublicCheck
+from recon.site import PublicCase, allow, brief, build_site, points, render
+from recon.site.images import image_name
 
 # --- factories -----------------------------------------------------------------------
 
 
-def png(rgb: tuple[int, int, int], size: tuple[int, int] = (4, 6)) -> bytes:
+def png(rgb: tuple[int, int, int], size: tuple[int, int] = (40, 60)) -> bytes:
     out = io.BytesIO()
     Image.new("RGB", size, rgb).save(out, format="PNG")
     return out.getvalue()
@@ -51,9 +55,22 @@ def attempt(ident: str, entry: str, case: str, index: int = 0, **over: Any) -> A
         "dimensions": {
             "global_visual": {"value": 0.8, "terms": {"points": 2.0, "failed": 0.0}},
             "functional": {"value": 0.7, "terms": {"assertions": 10.0}},
+            "responsive": {"value": 1.0, "terms": {"mean": 1.0, "viewports": 3.0}},
         },
         "trace": Trace(turns=12, tool_calls=30, tokens=45000),
         "record": digest(ident),
+        "checks": [
+            PublicCheck(dimension="functional", label="the counter updates", passed=True),
+            PublicCheck(dimension="functional", label="the title is red", passed=False),
+            PublicCheck(
+                dimension="workflow",
+                group="add a todo",
+                label="the todo is listed",
+                passed=True,
+                kept=False,
+                screenshot=blake3.blake3(SHOT).hexdigest(),
+            ),
+        ],
     }
     return AttemptSummary(**(fields | over))
 
@@ -67,6 +84,7 @@ def entry(name: str, rank: int | None, score: float | None, **over: Any) -> Entr
         "ranked": rank is not None,
         "score": score,
         "covered": 2 if rank is not None else 1,
+        "ci": (0.5, 1.0) if score is not None else None,
         "cases": [
             CaseScore(case="home", attempts={"valid": 2}, valid=2, mean=score, per_attempt=[score]),
         ],
@@ -99,11 +117,28 @@ def release(
 
 
 RED, GREEN, BLUE, GREY = png((255, 0, 0)), png((0, 255, 0)), png((0, 0, 255)), png((90, 90, 90))
+SHOT = png((10, 200, 10), (30, 20))
 ORACLE = png((7, 7, 7), (5, 5))  # a sealed reference capture: never an argument
 SEALED_SELECTOR = "#checkout-total-sealed-7f3a"  # lives only in sealed checks
+CONTRACT = Contract.model_validate(
+    {
+        "routes": ["/"],
+        "viewports": ["desktop", "mobile"],
+        "build": {"command": [], "output": "site"},
+    }
+)
 
 
-def sample() -> tuple[ReleaseResult, dict[str, dict[str, bytes]], dict[str, dict[str, bytes]]]:
+def case(evidence: dict[str, bytes], brief_md: str = "# Brief\n\nRebuild it.") -> PublicCase:
+    facts = {"title": "Home page", "version": 1, "track": "frozen-evidence/reconstruct"}
+    return PublicCase(facts=facts, bundle=digest("bundle"), brief=brief_md, contract=CONTRACT,
+                      evidence=evidence)  # fmt: skip
+
+
+Inputs = tuple[ReleaseResult, dict[str, PublicCase], dict[str, dict[str, bytes]], dict[str, bytes]]
+
+
+def sample() -> Inputs:
     attempts = [
         attempt("alpha-home-0", "alpha", "home"),
         attempt("alpha-home-1", "alpha", "home", 1),
@@ -116,20 +151,20 @@ def sample() -> tuple[ReleaseResult, dict[str, dict[str, bytes]], dict[str, dict
             reason="browser crashed",
             total=None,
             dimensions={},
+            checks=[],
         ),
     ]
     result = release(attempts, [entry("alpha", 1, 0.75), entry("beta", None, None)])
-    evidence = {
-        "home": {"desktop.png": RED, "mobile.png": GREEN, "brief.md": b"# public brief"},
-        "shop": {"desktop.png": BLUE},
-        "unused-case": {"desktop.png": png((1, 2, 3))},
+    cases = {
+        "home": case({"desktop.png": RED, "mobile.png": GREEN}),
+        "shop": case({"desktop.png": BLUE}),
     }
     captures = {
         "alpha-home-0": {"root.desktop.default": GREY, "root.mobile.default": GREEN},
         "alpha-home-1": {"root.desktop.default": GREY},
         "alpha-shop-0": {"root.desktop.default": png((200, 100, 0))},
     }
-    return result, evidence, captures
+    return result, cases, captures, {blake3.blake3(SHOT).hexdigest(): SHOT}
 
 
 def html_files(files: dict[str, bytes]) -> dict[str, str]:
@@ -140,90 +175,111 @@ def html_files(files: dict[str, bytes]) -> dict[str, str]:
 
 
 def test_identical_inputs_give_identical_bytes_whatever_the_dict_order() -> None:
-    result, evidence, captures = sample()
-    first = build_site(result, evidence, captures)
-    shuffled_ev = {c: dict(reversed(f.items())) for c, f in reversed(evidence.items())}
+    result, cases, captures, shots = sample()
+    first = build_site(result, cases, captures, shots)
     shuffled_cap = {a: dict(reversed(p.items())) for a, p in reversed(captures.items())}
-    second = build_site(result, shuffled_ev, shuffled_cap)
+    second = build_site(result, dict(reversed(cases.items())), shuffled_cap, shots)
     assert first == second
     assert list(first) == sorted(first)
 
 
-def test_every_attempt_has_a_run_page_linked_from_the_index() -> None:
-    result, evidence, captures = sample()
-    files = build_site(result, evidence, captures)
-    runs = {p for p in files if p.startswith("runs/")}
-    assert runs == {f"runs/{a.id}.html" for a in result.attempts}
-    index = files["index.html"].decode()
-    for a in result.attempts:
-        assert f'href="runs/{a.id}.html"' in index
-    assert {"index.html", "style.css"} <= files.keys()
+def test_every_page_exists_and_is_linked() -> None:
+    result, cases, captures, shots = sample()
+    files = build_site(result, cases, captures, shots)
+    expected = {"index.html", "reliability.html", "manifest.html", "style.css", "site.js"}
+    expected |= {f"runs/{a.id}.html" for a in result.attempts}
+    expected |= {"entries/alpha.html", "entries/beta.html", "cases/home.html", "cases/shop.html"}
+    assert expected <= files.keys()
+    linked = {
+        posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
+        for path, text in html_files(files).items()
+        for target in re.findall(r'href="([^"#]+)"', text)
+    }
+    pages = {p for p in files if p.endswith(".html")}
+    assert pages <= linked, sorted(pages - linked)
 
 
 def test_every_link_is_relative_and_resolves_inside_the_site() -> None:
-    result, evidence, captures = sample()
-    files = build_site(result, evidence, captures)
+    result, cases, captures, shots = sample()
+    files = build_site(result, cases, captures, shots)
+    exported = set(files) | {"data/runs.js", "data/manifest.js", "data/manifest-public.json"}
     for path, text in html_files(files).items():
         for target in re.findall(r'(?:href|src)="([^"]*)"', text):
             assert not re.match(r"^([a-z]+:|/)", target), f"{path}: absolute link {target}"
             resolved = posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
-            assert resolved in files, f"{path}: broken link {target}"
-    assert "http://" not in files["style.css"].decode()
+            assert resolved in exported, f"{path}: broken link {target}"
+    for name in ("style.css", "site.js"):
+        assert not re.search(r"https?:|//[a-z]", files[name].decode().replace("://", "")), name
+        assert b"http" not in files[name] and b"@import" not in files[name]
 
 
 # --- sealed boundary -----------------------------------------------------------------
 
 
-def test_images_are_exactly_the_whitelisted_pngs_deduplicated() -> None:
-    result, evidence, captures = sample()
-    files = build_site(result, evidence, captures)
+def test_images_are_the_allowed_ones_under_keyed_names() -> None:
+    result, cases, captures, shots = sample()
+    files = build_site(result, cases, captures, shots)
     images = {p for p in files if p.startswith("img/")}
-    attempted = {a.case for a in result.attempts}
-    allowed = [
-        data
-        for case, named in evidence.items()
-        if case in attempted
-        for name, data in named.items()
-        if name.endswith(".png")
-    ] + [data for points in captures.values() for data in points.values()]
-    assert images == {f"img/{blake3.blake3(d).hexdigest()}.png" for d in allowed}
-    assert len(images) < len(allowed)  # GREY and GREEN appear twice, stored once
     for path in images:
-        assert path == f"img/{blake3.blake3(files[path]).hexdigest()}.png"
-    assert set(files) == images | {p for p in files if p.endswith((".html", ".css"))}
+        assert path == image_name(files[path])
+        assert blake3.blake3(files[path]).hexdigest() not in b"".join(files.values()).decode(
+            "latin-1"
+        )  # no image's plain content digest is printed anywhere
+    shown = {files[p] for p in images}
+    public = {RED, GREEN, BLUE, GREY, SHOT, png((200, 100, 0))}
+    assert public <= shown  # the heatmaps are the rest
+    assert (
+        len(shown - public) == 3
+    )  # heatmaps: home desktop (shared by two runs), home mobile, shop
+    assert ORACLE not in shown
 
 
 def test_nothing_sealed_can_reach_the_site() -> None:
     params = list(inspect.signature(build_site).parameters)
-    assert params == ["result", "evidence", "captures"]
-    # the public record refuses sealed fields, so they cannot ride along inside it
+    assert params == ["result", "cases", "captures", "shots"]
     with pytest.raises(ValidationError):
         AttemptSummary.model_validate(
             attempt("x", "alpha", "home").model_dump() | {"selectors": [SEALED_SELECTOR]}
         )
     with pytest.raises(ValidationError):
-        ReleaseResult.model_validate(sample()[0].model_dump() | {"thresholds": {"ssim": 0.9}})
-    result, evidence, captures = sample()
-    blob = b"".join(build_site(result, evidence, captures).values())
+        PublicCheck.model_validate({"dimension": "functional", "label": "x", "passed": True,
+                                    "observed": SEALED_SELECTOR})  # fmt: skip
+    result, cases, captures, shots = sample()
+    blob = b"".join(build_site(result, cases, captures, shots).values())
     assert SEALED_SELECTOR.encode() not in blob
     assert ORACLE not in blob
     assert blake3.blake3(ORACLE).hexdigest().encode() not in blob
-    assert b"# public brief" not in blob  # only PNG evidence is published
 
 
-def test_rejects_non_png_images_and_unsafe_attempt_ids() -> None:
-    result, evidence, captures = sample()
+def test_the_allow_list_fails_closed_and_names_real_fields() -> None:
+    for model, fields in allow.EXPORTED.items():
+        assert set(fields) <= set(model.model_fields), model.__name__
+
+    class Sealed(AttemptSummary):
+        weights: dict[str, float] = Field(default_factory=dict)
+
+    leaky = Sealed(**attempt("x", "a", "home").model_dump(), weights={"functional": 0.35})
+    with pytest.raises(HarnessError, match="not in the export allow-list"):
+        allow.public(leaky)
+    assert "weights" not in allow.public(attempt("x", "a", "home"))
+    with pytest.raises(HarnessError, match="cannot be exported"):
+        allow.public({"x": object()})
+
+
+def test_rejects_non_image_bytes_and_unsafe_ids() -> None:
+    result, cases, captures, shots = sample()
+    bad = captures | {"alpha-home-0": {"root.desktop.default": b"x"}}
     with pytest.raises(HarnessError, match=r"capture alpha-home-0/root\.desktop\.default"):
-        build_site(result, evidence, captures | {"alpha-home-0": {"root.desktop.default": b"x"}})
-    bad = release([attempt("../escape", "alpha", "home")], [entry("alpha", 1, 0.5)])
+        build_site(result, cases, bad, shots)
+    escape = release([attempt("../escape", "alpha", "home")], [entry("alpha", 1, 0.5)])
     with pytest.raises(HarnessError, match="cannot name a page"):
-        build_site(bad, {}, {})
+        build_site(escape, {}, {}, {})
     twins = release(
         [attempt("Run-1", "alpha", "home"), attempt("run-1", "alpha", "home", 1)],
         [entry("alpha", 1, 0.5)],
     )
     with pytest.raises(HarnessError, match="collide"):
-        build_site(twins, {}, {})
+        build_site(twins, {}, {}, {})
 
 
 # --- content ---------------------------------------------------------------------------
@@ -233,63 +289,75 @@ def test_hostile_strings_are_escaped_everywhere() -> None:
     hostile = '<script>alert("x")</script>'
     result = release(
         [attempt("a-0", "alpha", "home", reason=f'"><img src=x onerror=alert(1)>{hostile}')],
-        [entry("alpha", 1, 0.5, model=hostile, agent="a&b"), entry(hostile, 2, 0.4)],
+        [entry("alpha", 1, 0.5, model=hostile, agent="a&b")],
         title=f"Title {hostile}",
         formal_note=hostile,
     )
-    files = build_site(result, {}, {})
+    files = build_site(result, {"home": case({}, f"# {hostile}\n\n- **{hostile}**")}, {}, {})
     for path, text in html_files(files).items():
-        assert "<script" not in text, path
+        assert "<script>alert" not in text, path
         assert "onerror=alert(1)>" not in text, path
     index = files["index.html"].decode()
-    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in index
+    assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;" in index
     assert "a&amp;b" in index
-    assert index.count("&lt;script&gt;") >= 5  # title, h1, banner, leaderboard, chart, per-case
     assert "&lt;img src=x onerror=alert(1)&gt;" in files["runs/a-0.html"].decode()
+    assert "<strong>&lt;script&gt;" in files["cases/home.html"].decode()
 
 
-def test_index_shows_banner_leaderboard_chart_and_reliability() -> None:
-    result, evidence, captures = sample()
-    index = build_site(result, evidence, captures)["index.html"].decode()
-    assert 'class="banner formal"' in index
-    assert "all attempts ran in the docker backend" in index
-    assert "unranked: covers 1 of 2 active cases" in index
-    assert index.index(">alpha<") < index.index(">beta<")
-    assert index.count("<svg") == 1 and index.count('class="bar"') == 1  # beta has no score
-    assert "harness_failure" in index and "25.0%" in index
-    assert "0.750 (2/2 valid)" in index
-    informal = release(result.attempts, result.entries, formal=False, formal_note="native run")
-    assert 'class="banner informal"' in build_site(informal, {}, {})["index.html"].decode()
+def test_numbers_are_fixed_format() -> None:
+    result, cases, captures, shots = sample()
+    files = build_site(result, cases, captures, shots)
+    index = files["index.html"].decode()
+    assert "<strong>0.7500</strong>" in index and "0.5000–1.0000" in index
+    run = files["runs/alpha-home-0.html"].decode()
+    assert ">0.8000<" in run and ">1.0000<" in run and ">0.7500<" in run  # values, total
+    assert "mean 1.0000, viewports 3" in run  # a score term, a count term
+    assert "45,000" in run and "25.0%" in files["reliability.html"].decode()
+    for path, text in html_files(files).items():  # no bare or short-form score anywhere
+        shown = re.sub(r"<[^>]+>", " ", text)
+        assert not re.search(r"(?<![\d.\w-])[01]\.\d{1,3}(?!\d)", shown), path
 
 
-def test_run_page_shows_outcome_trace_dimension_values_terms_and_total() -> None:
-    result = release([attempt("a-0", "alpha", "home")], [entry("alpha", 1, 0.5)])
-    page = build_site(result, {}, {})["runs/a-0.html"].decode()
-    dims = page.split("<h2>Dimensions</h2>")[1]
-    assert re.findall(r"<th>([^<]*)</th>", dims)[:3] == ["dimension", "value", "terms"]
-    assert "<td>functional</td><td>0.700</td><td>assertions 10</td>" in dims
-    assert "<td>global_visual</td><td>0.800</td><td>failed 0, points 2</td>" in dims
-    assert "<strong>0.750</strong>" in dims  # the total
-    assert "sealed weights" in dims
-    assert "Arithmetic" not in page and "product" not in page and "weight</" not in page
-    assert "<td>45000</td>" in page and "<td>30</td>" in page
-    failed = build_site(*sample()[:1], {}, {})["runs/beta-home-0.html"].decode()
-    assert "harness_failure" in failed and "browser crashed" in failed
+def test_leaderboard_sections_whisker_bars_and_filters() -> None:
+    result, cases, captures, shots = sample()
+    index = build_site(result, cases, captures, shots)["index.html"].decode()
+    ranked, unranked = index.split('<section id="unranked">')
+    assert ">alpha<" in ranked and ">beta<" not in ranked and ">beta<" in unranked
+    assert index.count('class="whisker"') == 2 and index.count('class="minibars"') == 2
+    assert 'data-agent="alpha-agent"' in index and 'id="filter-condition"' in index
+    assert 'class="banner formal"' in index and "all attempts ran in the docker backend" in index
+    informal = release(result.attempts, result.entries, formal=False, formal_note="native")
+    page = build_site(informal, {}, {}, {})["index.html"].decode()
+    assert 'class="banner informal"' in page
 
 
-def test_evidence_sits_beside_the_matching_capture() -> None:
-    result, evidence, captures = sample()
-    page = build_site(result, evidence, captures)["runs/alpha-home-0.html"].decode()
-    srcs = re.findall(r'<img src="\.\./img/([0-9a-f]{64})\.png"', page)
-    name = {blake3.blake3(d).hexdigest(): d for d in (RED, GREEN, GREY)}
-    assert [name[s] for s in srcs] == [RED, GREY, GREEN, GREEN]  # desktop pair, mobile pair
-    single = build_site(result, evidence, captures)["runs/alpha-home-1.html"].decode()
-    assert "mobile.png (no capture)" in single
+def test_run_page_shows_checks_by_label_values_terms_and_heatmaps() -> None:
+    result, cases, captures, shots = sample()
+    page = build_site(result, cases, captures, shots)["runs/alpha-home-0.html"].decode()
+    assert '<span class="pass">pass</span> the counter updates' in page
+    assert '<span class="fail">fail</span> the title is red' in page
+    assert "Workflow: add a todo" in page and image_name(SHOT) in page
+    assert 'after reload or navigation: <span class="fail">fail</span>' in page
+    assert "sealed weights" in page and "weight</" not in page and "product" not in page
+    srcs = re.findall(r'<img[^>]+src="\.\./(img/[0-9a-f]{32}\.png)"', page)
+    assert srcs[1:4] == [image_name(RED), image_name(GREY), srcs[3]]  # evidence, capture, heat
+    failed = build_site(result, cases, captures, shots)["runs/beta-home-0.html"].decode()
+    assert "harness failure" in failed and "browser crashed" in failed
+    assert "No checks were graded" in failed
+
+
+def test_case_page_shows_brief_evidence_per_point_and_distribution() -> None:
+    result, cases, captures, shots = sample()
+    page = build_site(result, cases, captures, shots)["cases/home.html"].decode()
+    assert "<h3>Brief</h3>" in page and "Rebuild it." in page
+    assert page.count('class="strip"') == 2 and image_name(GREEN) in page
+    assert "<strong>/</strong> · mobile 390×844 · default" in page
+    assert digest("bundle") in page
 
 
 def test_state_points_pair_with_state_evidence_only() -> None:
-    names = ["desktop.png", "desktop--menu-open.png", "mobile.png"]
-    assert _run.pairs(dict.fromkeys(names, b""), dict.fromkeys(
+    names = ["desktop.png", "desktop--menu-open.png", "mobile.png", "motion/open.webp"]
+    assert points.pairs(dict.fromkeys(names, b""), dict.fromkeys(
         ["root.desktop.default", "root.desktop.menu-open", "root.mobile.menu-open",
          "about.html.mobile.default"], b""
     )) == [
@@ -299,3 +367,42 @@ def test_state_points_pair_with_state_evidence_only() -> None:
         (None, "root.mobile.menu-open"),  # no state evidence: never the default still
         ("mobile.png", None),
     ]  # fmt: skip
+    assert points.motion(dict.fromkeys(names, b"")) == ["motion/open.webp"]
+
+
+def test_brief_markup_is_escaped_and_its_subset_rendered() -> None:
+    out = str(brief.render("# Title\n\nA `x<y` and **bold**\n\n- one\n  more\n- two &lt;b&gt;"))
+    assert out == (
+        "<h3>Title</h3>\n<p>A <code>x&lt;y</code> and <strong>bold</strong></p>\n"
+        "<ul><li>one more</li><li>two &lt;b&gt;</li></ul>"
+    )
+
+
+def test_filters_have_one_format_each() -> None:
+    assert (render.score(1.0), render.score(0.65614), render.score(None)) == (
+        "1.0000",
+        "0.6561",
+        "—",
+    )
+    assert render.interval((0.2, 1.0)) == "0.2000–1.0000" and render.pct(0.25) == "25.0%"
+    assert render.delta(-0.31224) == "−0.3122" and render.delta(0.0011) == "+0.0011"
+    assert render.count(45000) == "45,000" and render.fixed(1.0, 2) == "1.00"
+
+
+def test_heatmap_is_empty_for_equal_pages_and_marks_a_moved_block() -> None:
+    from recon.grade._ssim import mean_ssim, ssim_map
+    from recon.site.heatmap import align, dissimilarity, luma
+
+    rng = np.random.default_rng(0)
+    page = np.full((300, 400, 3), 255, np.uint8)
+    page[40:120, 60:200] = rng.integers(0, 255, (80, 140, 3), dtype=np.uint8)
+    assert dissimilarity(page, page).sum() == 0.0
+    moved = np.full_like(page, 255)
+    moved[140:220, 160:300] = page[40:120, 60:200]
+    heat = dissimilarity(page, moved)
+    inside = heat[34:226, 54:306].sum()  # both boxes, with the 7x7 window's reach
+    assert inside / heat.sum() > 0.99 and heat[250:, :].sum() == 0.0
+    narrow = dissimilarity(page, moved[:200, :300])  # aligned: cropped/padded, never resized
+    assert narrow.shape == (300, 400)
+    x, y = (luma(p) for p in align(page, moved))  # the grader's own windows, not a copy
+    assert abs(ssim_map(x, y, 1000).mean() - mean_ssim(x, y, 1000)) < 1e-12

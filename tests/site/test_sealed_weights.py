@@ -3,7 +3,7 @@
 Every case's weights are sealed; each published attempt shows its dimension values, their
 public terms and the total. Were a weight or a product published, any weight would follow
 (``product / value``). This scans everything the demo release publishes: ``release.json``,
-``manifest.json`` and every page of the site.
+``manifest.json`` and every page, script and data file of the site.
 """
 
 from __future__ import annotations
@@ -80,9 +80,12 @@ def test_no_run_page_or_json_holds_a_weight_or_a_product(built_demo: tuple[Path,
     published = {
         path: path.read_text(encoding="utf-8")
         for path in [out / "release.json", out / "manifest.json", *(out / "site").rglob("*")]
-        if path.suffix in (".json", ".html", ".css")
+        if path.suffix in (".json", ".html", ".css", ".js")
     }
-    assert len([p for p in published if p.suffix == ".html"]) == len(release["attempts"]) + 1
+    # every page (runs, entries, cases, index, reliability, manifest) and the export's data
+    pages = len(release["attempts"]) + len(release["entries"]) + len(release["active_cases"]) + 3
+    assert len([p for p in published if p.suffix == ".html"]) == pages
+    assert out / "site" / "data" / "manifest.js" in published
     for path, text in published.items():
         where = path.relative_to(out)
         assert not SEALED_WORDS.search(text), f"{where}: {SEALED_WORDS.search(text)}"
@@ -94,5 +97,5 @@ def test_no_run_page_or_json_holds_a_weight_or_a_product(built_demo: tuple[Path,
             shown = set(NUMBER.findall(text))
             leaked = sorted(
                 {f"{s:.{p}f}" for s in sealed for p in (3, 4)} & shown, key=float
-            )  # the run page prints values with 3 places, arithmetic used 4
+            )  # pages print values with 4 places, the old run page 3
         assert not leaked, f"{where}: sealed numbers {leaked}"

@@ -6,6 +6,7 @@ import inspect
 import io
 import posixpath
 import re
+from pathlib import Path
 from typing import Any
 
 import blake3
@@ -17,17 +18,22 @@ from pydantic import Field, ValidationError
 from recon.errors import HarnessError
 from recon.model import (
     AttemptSummary,
+    Case,
     CaseScore,
     EntryResult,
+    Provenance,
     ReleaseResult,
     Reliability,
     ReliabilityReport,
     Trace,
+    load_yaml,
 )
 from recon.model.contract import Contract
 from recon.model.result import PublicCheck
-from recon.site import PublicCase, allow, brief, build_site, points, render
+from recon.site import PublicCase, allow, brief, build_site, case_facts, points, render
 from recon.site.images import image_name
+
+REPO = Path(__file__).resolve().parents[2]
 
 # --- factories -----------------------------------------------------------------------
 
@@ -353,6 +359,30 @@ def test_case_page_shows_brief_evidence_per_point_and_distribution() -> None:
     assert page.count('class="strip"') == 2 and image_name(GREEN) in page
     assert "<strong>/</strong> · mobile 390×844 · default" in page
     assert digest("bundle") in page
+
+
+def test_case_page_shows_motion_and_only_the_attribution_of_provenance() -> None:
+    frames = [Image.new("RGB", (20, 10), c) for c in ((255, 0, 0), (0, 0, 255))]
+    out = io.BytesIO()
+    frames[0].save(out, format="WEBP", save_all=True, append_images=frames[1:], duration=100)
+    webp = out.getvalue()
+    folder = REPO / "cases" / "todomvc"
+    provenance = load_yaml(Provenance, folder / "provenance.yaml")
+    facts = case_facts(load_yaml(Case, folder / "case.yaml"), provenance)
+    assert set(facts["provenance"]) == {"publisher", "package", "version", "registry",
+                                        "license", "packages"}  # fmt: skip
+    assert facts["files"] == {"authored": 2, "copied": 2}
+    result, cases, captures, shots = sample()
+    home = PublicCase(facts=facts, bundle=digest("b"), contract=CONTRACT,
+                      evidence={"desktop.png": RED, "motion/open.webp": webp})  # fmt: skip
+    page = build_site(result, cases | {"home": home}, captures, shots)["cases/home.html"]
+    text = page.decode()
+    assert image_name(webp) in text and image_name(webp).endswith(".webp")
+    assert "TasteJS (TodoMVC project)" in text and "todomvc-app-css@2.4.3" in text
+    assert "CC-BY-4.0" in text and "2 were authored for ReconBench" in text
+    for artifact in provenance.artifacts:  # sealed paths and digests stay out
+        assert artifact.blake3 not in text and artifact.path not in text
+    assert provenance.notes[:40] not in text and provenance.tarball_integrity not in text
 
 
 def test_state_points_pair_with_state_evidence_only() -> None:

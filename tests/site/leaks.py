@@ -8,7 +8,8 @@ What counts as sealed, for the release's cases:
   grading (at least 4 characters), unless the case's public package (brief, contract)
   states it too;
 - **numbers**: every weight, threshold and policy number, and every weight × value product
-  of the release's attempts, rounded to 3 or 4 decimals (or 2 when exact; whole numbers
+  of the release's attempts (but not one equal to a published dimension value or total,
+  which a page must print), rounded to 3 or 4 decimals (or 2 when exact; whole numbers
   below 100 and 0.5 cannot be told from counts and values, and are left out); whole
   thresholds from 100 up (byte caps) as written and with thousands separators;
 - **digests**: the output digests of the oracle cells and of the reference's probe cells,
@@ -17,7 +18,8 @@ What counts as sealed, for the release's cases:
 Every file of the tree is scanned as bytes and, for HTML, also after decoding entities.
 Left out of the scan: the standard HTML5 document skeleton every page carries
 (:data:`SKELETON`: doctype, ``<html lang>``, charset and the mobile viewport tag, which one
-demo case's sealed check expects verbatim and which every responsive page must have), and
+demo case's sealed check expects verbatim and which every responsive page must have), the
+SVG namespace declaration of a standalone ``.svg``, and
 the digest of an empty tree (the same for every empty output).
 """
 
@@ -46,6 +48,8 @@ SKELETON = (
     b'<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
     b'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
 )
+SVG_NAMESPACE = b' xmlns="http://www.w3.org/2000/svg"'
+"""The W3C constant every standalone SVG declares (the site's favicon, a sealed icon)."""
 
 
 @dataclass
@@ -132,6 +136,14 @@ def _numbers(grading: Grading, products: list[float]) -> Iterator[tuple[float, s
     yield from ((p, "weight × value product") for p in products)
 
 
+def _published_values(result: dict[str, Any]) -> set[str]:
+    """The tokens of every dimension value and total the release publishes: a sealed number
+    that equals one of them cannot be told from it on a page."""
+    values = [a["total"] for a in result["attempts"] if a.get("total") is not None]
+    values += [dim["value"] for a in result["attempts"] for dim in a["dimensions"].values()]
+    return {token for value in values for token in _tokens(float(value))}
+
+
 def _tokens(value: float) -> list[str]:
     """How a page would print ``value``: rounded to 3 or 4 decimals, or to 2 when that is
     exact; a whole number from 100 up as is and with thousands separators."""
@@ -187,6 +199,8 @@ def sealed_material(project: Path, release: str = "demo") -> Sealed:
         for value, where in _numbers(grading, products):
             for token in _tokens(value):
                 sealed.numbers.setdefault(token, f"{case} {where}")
+    for token in _published_values(result):  # a weight equal to a public value is not told
+        sealed.numbers.pop(token, None)
     for digest, where in _digests(Store(project / "store"), manifest):
         sealed.digests[digest] = where
         sealed.digests[digest[:SHORT]] = where
@@ -195,7 +209,9 @@ def sealed_material(project: Path, release: str = "demo") -> Sealed:
 
 def _texts(path: Path, data: bytes) -> list[bytes]:
     """The forms of a file to scan: its bytes, and for a page, its text with entities
-    decoded; a page's standard skeleton is cut out of both."""
+    decoded; a page's standard skeleton and an SVG's namespace are cut out of both."""
+    if path.suffix == ".svg":
+        return [data.replace(SVG_NAMESPACE, b"", 1)]
     if path.suffix != ".html":
         return [data]
     data = data.replace(SKELETON, b"", 1)

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.browser
 
 REPO = Path(__file__).resolve().parents[2]
 CASE = REPO / "cases" / "todomvc"
-ANSWER = REPO / "entries" / "scripted" / "answers" / "todomvc"
+ANSWER = REPO / "entries" / "scripted" / "answers" / "todomvc" / "faithful"
 DESKTOP = Viewport("desktop", 1440, 900)
 REACH = 3  # a 7x7 window reaches 3 px past the pixels that changed
 
@@ -42,7 +42,7 @@ def test_faithful_is_near_empty_and_shifted_lights_up_the_moved_region() -> None
     assert evidence is not None
     with open_browser() as browser:
         target = ladder.resolve_target(browser, reference, ladder.target_region(grading))
-        faithful = _render(browser, ladder.read_tree(ANSWER))
+        faithful = _render(browser, ladder.answer_tree(CASE, ANSWER))
         shifted = _render(browser, ladder.shifted(reference, target))
     calm, lit = dissimilarity(evidence, faithful), dissimilarity(evidence, shifted)
 

@@ -48,15 +48,24 @@ def visit(page: Page, url: str) -> Visit:
         ("request", lambda r: seen.requests.append(r.url)),
         ("console", lambda m: seen.errors.append(m.text) if m.type == "error" else None),
         ("pageerror", lambda e: seen.errors.append(f"page error: {e}")),
-        ("requestfailed", lambda r: seen.errors.append(f"failed: {r.url} {r.failure}")),
+        ("requestfailed", lambda r: _failed(seen, r.url, r.failure)),
     ):
         page.on(event, handler)
         listeners.append((event, handler))
     page.goto(url, wait_until="load")
+    page.wait_for_load_state("networkidle")  # lazy images start after load; let them finish
     seen.links = [str(x) for x in page.evaluate(LINKS_JS) if x]
     for event, handler in listeners:
         page.remove_listener(event, handler)
     return seen
+
+
+def _failed(seen: Visit, url: str, failure: str | None) -> None:
+    """Log a failed request, except the favicon's cut short: chromium asks for it after
+    ``load`` and the next navigation aborts it (``net::ERR_ABORTED``). A missing favicon
+    still fails (``ERR_FILE_NOT_FOUND`` from disk, 404 served)."""
+    if not (url.endswith("/favicon.svg") and failure == "net::ERR_ABORTED"):
+        seen.errors.append(f"failed: {url} {failure}")
 
 
 def overflow(page: Page) -> int:

@@ -44,10 +44,10 @@ def test_site_diff_shows_the_changed_cells_and_scores_of_a_grader_edit(
     assert "grade 12 0 0 0" in text  # kind, changed, added, removed, unchanged
     assert "attempt 0 0 0 12" in text  # no agent re-ran
     assert "demo-native.scripted-starter.todomvc.0 changed" in text
-    assert "scripted-faithful: score 0.9999 → 0.0001 (−0.9999), rank 1 → 2" in text
-    assert "scripted-starter: score 0.4363 → 0.5637 (+0.1274), rank 2 → 1" in text
+    assert "scripted-faithful: score 0.9995 → 0.0005 (−0.9990), rank 1 → 2" in text
+    assert "scripted-starter: score 0.2282 → 0.7718 (+0.5437), rank 2 → 1" in text
     assert "rank : 1 → 2 (order flipped with scripted-starter)" in text
-    assert "scripted-starter todomvc 0.2166 0.7834 +0.5669" in text
+    assert "scripted-starter todomvc 0.2152 0.7848 +0.5696" in text
     with open_browser() as browser:
         for width in (390, 1440):
             page = browser.new_page(viewport={"width": width, "height": 900})

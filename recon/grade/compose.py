@@ -29,7 +29,9 @@ def clamp(value: float, what: str) -> float:
 
 
 def compose(dimensions: Mapping[str, float], weights: Mapping[str, float]) -> Composed:
-    """``total = Σ weight × clamp(dimension)`` over the weighted dimensions, in a fixed order.
+    """``total = Σ weight × clamp(dimension)`` over the weighted dimensions, summed exactly
+    (``math.fsum``: weights of 0.2 + 0.2 + 0.15 + 0.1 + 0.25 + 0.1 added left to right give
+    0.9999999999999999, so the reference graded against itself would not total 1).
 
     Every dimension is clamped to [0, 1] before weighting, so no dimension can contribute
     more than its weight or less than nothing (a row whose measured value was outside
@@ -39,7 +41,7 @@ def compose(dimensions: Mapping[str, float], weights: Mapping[str, float]) -> Co
     if missing:
         raise HarnessError(f"compose: no score for weighted dimension(s) {missing}")
     rows: list[dict[str, Any]] = []
-    total = 0.0
+    products: list[float] = []
     for name in sorted(weights):
         weight = float(weights[name])
         if not math.isfinite(weight) or weight < 0:
@@ -47,10 +49,10 @@ def compose(dimensions: Mapping[str, float], weights: Mapping[str, float]) -> Co
         measured = float(dimensions[name])
         value = clamp(measured, f"dimension {name}")
         product = weight * value
-        total += product
+        products.append(product)
         row = {"term": name, "weight": weight, "value": value, "product": product}
         rows.append(row | ({"measured": measured} if measured != value else {}))
-    return Composed(total=clamp(total, "the total"), arithmetic=rows)
+    return Composed(total=clamp(math.fsum(products), "the total"), arithmetic=rows)
 
 
 def mean(values: Sequence[float]) -> float:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from recon.errors import HarnessError
@@ -11,12 +13,19 @@ from recon.model.grading import DIMENSIONS
 WEIGHTS = dict(zip(DIMENSIONS, (0.3, 0.15, 0.2, 0.1, 0.1, 0.05, 0.1), strict=True))
 
 
+def test_all_ones_total_exactly_one_whatever_the_order_of_adding_the_weights() -> None:
+    # gallery-carousel's weights: added left to right they give 0.9999999999999999
+    weights = dict(zip(DIMENSIONS, (0.2, 0.2, 0.15, 0.1, 0.25, 0.0, 0.1), strict=True))
+    assert sum(weights[k] for k in sorted(weights)) != 1.0
+    assert compose(dict.fromkeys(DIMENSIONS, 1.0), weights).total == 1.0
+
+
 def test_total_is_the_sum_of_weight_times_dimension_with_every_term_kept() -> None:
     dims = dict(zip(DIMENSIONS, (0.9, 0.8, 1.0, 0.5, 0.0, 1.0, 1.0), strict=True))
     composed = compose(dims, WEIGHTS)
     assert [r["term"] for r in composed.arithmetic] == sorted(DIMENSIONS)
     assert all(r["product"] == r["weight"] * r["value"] for r in composed.arithmetic)
-    assert composed.total == sum(r["product"] for r in composed.arithmetic)
+    assert composed.total == math.fsum(r["product"] for r in composed.arithmetic)
     assert composed.total == pytest.approx(sum(WEIGHTS[d] * dims[d] for d in DIMENSIONS))
 
 

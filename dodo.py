@@ -9,8 +9,13 @@ from recon.errors import ReconError
 from recon.pipeline import Pipeline
 
 try:
-    # `doit release:<id> regrade=<id>` re-grades a frozen release on purpose.
-    PIPELINE = Pipeline.open(Path(__file__).resolve().parent, regrade=get_var("regrade"))
+    # `doit release:<id> regrade=<id>` re-grades a frozen release on purpose;
+    # `executor=ray address=<host:port>` runs the long cells on a Ray cluster;
+    # `progress=plain|rich` picks the progress view (default: rich on a terminal).
+    PIPELINE = Pipeline.open(
+        Path(__file__).resolve().parent,
+        **{name: get_var(name) for name in ("regrade", "executor", "address", "progress")},
+    )
 except ReconError as err:
     print(f"recon: {err}", file=sys.stderr)
     sys.exit(err.exit_code)

@@ -8,6 +8,7 @@ from recon.model.entry import Agent, Budget, Entry, ModelPin, Sandbox
 from recon.model.grading import Assertion, Grading
 from recon.model.lock import LockVersion, ReleaseLock
 from recon.model.placeholders import PLACEHOLDERS
+from recon.model.progress import BuildProgress, EntryAttempts, KindCounts
 from recon.model.public import PUBLIC_TERMS, public_terms
 from recon.model.records import (
     AttemptRecord,
@@ -59,6 +60,7 @@ SCHEMAS: dict[str, type[Versioned]] = {
     "withdrawals": Withdrawals,
     "point-capture": PointCapture,
     "probe-results": ProbeResults,
+    "build-progress": BuildProgress,
 }
 
 __all__ = [
@@ -74,6 +76,7 @@ __all__ = [
     "AttemptSummary",
     "Bootstrap",
     "Budget",
+    "BuildProgress",
     "BuildStep",
     "Case",
     "CaseScore",
@@ -82,11 +85,13 @@ __all__ = [
     "DimensionSummary",
     "Egress",
     "Entry",
+    "EntryAttempts",
     "EntryRecord",
     "EntryResult",
     "Estimate",
     "Grading",
     "Id",
+    "KindCounts",
     "LockVersion",
     "Manifest",
     "ManifestCell",

@@ -15,7 +15,6 @@ import importlib
 import json
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,8 +24,10 @@ from pydantic import ValidationError
 
 from recon.errors import HarnessError, StoreError
 from recon.model import CellRecord, Pointer, Ref
+from recon.pipeline.executor import Computed, Executor, LocalExecutor, WorkerLost
 from recon.pipeline.keys import KIND_MODULES, Codes, cell_key
 from recon.pipeline.kinds._base import RUN_METADATA, Produced
+from recon.pipeline.progress import Progress, Silent
 from recon.pipeline.project import Project
 from recon.store import (
     ActionCache,
@@ -43,6 +44,9 @@ from recon.store import (
 T = TypeVar("T")
 HEAL_ROUNDS = 4
 """How many times one cell may heal its inputs before the build gives up on the store."""
+LOST_LIMIT = 2
+"""How many lost workers a deterministic cell survives (it is simply submitted again);
+an attempt's are bounded by its protocol's retry rule instead."""
 
 
 @dataclass(frozen=True)
@@ -65,8 +69,15 @@ class Cell:
 class Runtime:
     """Store, caches and long-lived resources (one browser per worker thread) for one run."""
 
-    def __init__(self, project: Project) -> None:
+    def __init__(
+        self,
+        project: Project,
+        executor: Executor | None = None,
+        progress: Progress | None = None,
+    ) -> None:
         self.project = project
+        self.executor: Executor = executor or LocalExecutor()
+        self.progress: Progress = progress or Silent()
         self.store = Store(project.store_root, verify=project.verify_reads)
         self.cache = ActionCache(project.store_root)
         self.stat = StatCache(project.store_root / "state" / "stat.sqlite")
@@ -111,6 +122,7 @@ class Runtime:
             self._pool.close()
             self._pool = None
         self.stat.flush()
+        self.executor.close()
 
 
 def load_pointer(path: Path) -> Pointer | None:
@@ -158,26 +170,72 @@ def _run_once(rt: Runtime, cell: Cell) -> str:
     key = cell_key(cell.kind, rt.code(cell.kind), inputs, cell.params)
     outputs = _cached(rt, key)
     if outputs is not None:
-        write_pointer(rt, cell, key, outputs, retry=False)
-        say("reused", cell, 0.0)
-        return "reused"
-    started = time.perf_counter()
-    produced = kind.compute(rt, cell, inputs)
-    took = time.perf_counter() - started
-    if not produced.retry:
+        return _reused(rt, cell, key, outputs)
+    rt.progress.started(cell)
+    losses = 0
+    while True:
+        try:
+            done = rt.executor.compute(rt, cell, kind, inputs, key)
+        except WorkerLost as lost:
+            losses += 1
+            after = _after_loss(rt, cell, inputs, key, lost, losses)
+            if after == "again":
+                continue
+            if after == "failed":
+                raise
+            done = Computed({}, took=0.0)  # a final harness failure, recorded
+            break
+        if done.reused:
+            return _reused(rt, cell, key, done.outputs)
+        record(rt, cell, key, inputs, done)
+        break
+    say("ran", cell, done.took)
+    rt.progress.finished(cell, "ran", done.took, rt)
+    return "ran"
+
+
+def _reused(rt: Runtime, cell: Cell, key: str, outputs: dict[str, Ref]) -> str:
+    write_pointer(rt, cell, key, outputs, retry=False)
+    say("reused", cell, 0.0)
+    rt.progress.finished(cell, "reused", 0.0, rt)
+    return "reused"
+
+
+def record(rt: Runtime, cell: Cell, key: str, inputs: dict[str, str], done: Computed) -> None:
+    """The action record (a finished cell), then the pointer: in that order, so a build
+    killed between the two finds the record and reuses it (never half-recorded)."""
+    if not done.retry:
         rec = CellRecord(
             kind=cell.kind,
             name=cell.name,
             key=key,
             inputs=inputs,
-            outputs=produced.outputs,
-            duration_s=round(took, 3),
-            timings=produced.timings,
+            outputs=done.outputs,
+            duration_s=round(done.took, 3),
+            timings=done.timings,
         )
         rt.cache.put(key, rec.model_dump(mode="json"))
-    write_pointer(rt, cell, key, produced.outputs, retry=produced.retry)
-    say("ran", cell, took)
-    return "ran"
+    write_pointer(rt, cell, key, done.outputs, retry=done.retry)
+
+
+def _after_loss(
+    rt: Runtime, cell: Cell, inputs: dict[str, str], key: str, lost: WorkerLost, losses: int
+) -> str:
+    """A lost worker. An attempt records a harness-failure try, and runs again at once
+    while its protocol allows a retry (``"again"``), else the failure is final and recorded
+    (``"recorded"``); another cell is submitted again up to LOST_LIMIT times, then fails."""
+    if cell.kind == "attempt":
+        from recon.pipeline.kinds.attempt import attempt_lost
+
+        produced = attempt_lost(rt, cell, inputs, f"harness: {lost}")
+        record(rt, cell, key, inputs, Computed(produced.outputs, produced.retry))
+        after = "again" if produced.retry else "recorded"
+    else:
+        after = "again" if losses <= LOST_LIMIT else "failed"
+    what = {"again": "retried now", "recorded": "final (protocol.retry)", "failed": "failed"}
+    sys.stderr.write(f"[recon] lost   {cell.id}  {lost}; {what[after]}\n")
+    sys.stderr.flush()
+    return after
 
 
 def _cached(rt: Runtime, key: str) -> dict[str, Ref] | None:

@@ -15,9 +15,12 @@ from recon.errors import ReconError
 from recon.model import Manifest, ManifestInputs
 from recon.pipeline.cells import Cell, Runtime, load_pointer, run_cell, walk
 from recon.pipeline.checker import blake3_checker
+from recon.pipeline.executor import ExecutorChoice
 from recon.pipeline.graph import Graph
+from recon.pipeline.progress import Tracker
 from recon.pipeline.project import Project
 from recon.pipeline.publish import FILES, publish
+from recon.pipeline.view import ProgressReporter, choose_view
 from recon.release import lock
 from recon.store import digest_json
 
@@ -32,10 +35,19 @@ class Pipeline:
     unless ``regrade`` names it; then it builds manifest version n + 1 and re-locks.
     """
 
-    def __init__(self, project: Project, regrade: Collection[str] = ()) -> None:
+    def __init__(
+        self,
+        project: Project,
+        regrade: Collection[str] = (),
+        executor: ExecutorChoice | None = None,
+        progress: str = "plain",
+    ) -> None:
         project.validate()
         self.project = project
-        self.rt = Runtime(project)
+        choice = executor or ExecutorChoice()
+        self.tracker = Tracker(project.store_root, choice.name)
+        self.view = progress
+        self.rt = Runtime(project, choice.open(), self.tracker)
         self.graph = Graph(project, self.rt.stat, self.rt.codes)
         self.refused: dict[str, str] = {}  # release id -> why it is not built
         self.regrading: set[str] = set()
@@ -48,11 +60,21 @@ class Pipeline:
         }
 
     @classmethod
-    def open(cls, root: Path, regrade: str | None = None) -> Pipeline:
-        """``regrade``: release ids to re-grade on purpose, comma-separated (doit's
-        ``regrade=<id>`` variable)."""
+    def open(
+        cls,
+        root: Path,
+        regrade: str | None = None,
+        executor: str | None = None,
+        address: str | None = None,
+        progress: str | None = None,
+    ) -> Pipeline:
+        """From doit's variables: ``regrade=<id>[,<id>]`` (re-grade frozen releases on
+        purpose), ``executor=local|ray`` and ``address=<host:port>`` (where long cells run;
+        :mod:`recon.pipeline.executor`), ``progress=auto|plain|rich``."""
         wanted = {r.strip() for r in (regrade or "").split(",") if r.strip()}
-        return cls(Project.open(root), wanted)
+        choice = ExecutorChoice.from_vars(executor, address)
+        view = choose_view(progress or os.environ.get("RECON_PROGRESS"))
+        return cls(Project.open(root), wanted, choice, view)
 
     def _check_lock(self, rid: str, regrade: bool) -> None:
         found = lock.load(self.project.root, rid)
@@ -76,7 +98,14 @@ class Pipeline:
             "backend": "sqlite3",
             "default_tasks": [f"release:{rid}" for rid in sorted(self.roots)],
             "verbosity": 1,
+            "reporter": self.reporter(),
         }
+
+    def reporter(self) -> ProgressReporter:
+        """doit's console reporter plus this build's progress (:mod:`recon.pipeline.view`)."""
+        cells = {c.id: c for c in walk(list(self.roots.values()))}
+        releases = {rid: list(walk([root])) for rid, root in self.roots.items()}
+        return ProgressReporter(self.tracker, cells, releases, self.view, self.rt)
 
     def _rel(self, path: Path | str) -> str:
         return os.path.relpath(path, self.project.root)

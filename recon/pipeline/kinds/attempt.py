@@ -54,17 +54,31 @@ if TYPE_CHECKING:
 
 
 def attempt(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
+    entry = rt.project.entries[cell.params["entry"]]
+    with tempfile.TemporaryDirectory(prefix="recon-attempt-") as tmp:
+        work = Path(tmp) / "workspace"
+        checkout_tree(rt.store, inputs["workspace.workspace"], work)
+        run = _run(rt, cell, entry, work, Path(tmp) / "build")
+        build = put_tree(rt.store, run.output) if run.output is not None else None
+    return _produced(rt, cell, inputs, run, build)
+
+
+def attempt_lost(rt: Runtime, cell: Cell, inputs: dict[str, str], reason: str) -> Produced:
+    """The try of an attempt whose worker or node was lost before it answered: a harness
+    failure with ``reason``, retried per protocol like any other."""
+    return _produced(rt, cell, inputs, not_started(reason), None)
+
+
+def _produced(
+    rt: Runtime, cell: Cell, inputs: dict[str, str], run: AttemptRun, build: str | None
+) -> Produced:
+    """The try's record, run metadata and build; ``retry`` while the protocol allows one."""
     p = cell.params
     entry = rt.project.entries[p["entry"]]
     loaded = rt.project.cases[p["case"]]
     protocol = rt.project.release(cell.context["release"]).protocol
     previous = _previous_try(rt, cell, inputs)
     try_index = 0 if previous is None else previous[1].try_index + 1
-    with tempfile.TemporaryDirectory(prefix="recon-attempt-") as tmp:
-        work = Path(tmp) / "workspace"
-        checkout_tree(rt.store, inputs["workspace.workspace"], work)
-        run = _run(rt, cell, entry, work, Path(tmp) / "build")
-        build = put_tree(rt.store, run.output) if run.output is not None else None
     failed = run.outcome == "harness_failure"
     retry = failed and try_index < protocol.retry.harness_failure
     reason = run.reason

@@ -1,0 +1,182 @@
+"""The Ray executor: each long cell's compute is a Ray task on the cluster.
+
+doit stays the driver (``doit -n K -P thread release:<id> executor=ray address=…``): each
+of its K threads runs one cell at a time, and a long cell's thread submits its compute
+as a Ray task and waits for it. The task asks for resources from what the cell needs
+(:func:`resources`): an attempt its entry's CPUs and memory, plus one ``docker`` for a
+formal (docker) attempt; a render cell (oracle, capture, probe) one CPU and one
+``browser``; a grade one CPU. Nodes declare ``docker`` and ``browser`` with
+``ray start --resources``.
+
+A task never retries on its own (``max_retries=0``): a worker or node lost in the middle
+of a cell comes back as :class:`~recon.pipeline.executor.WorkerLost`, which the
+coordinator records as a harness failure and retries per protocol.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import threading
+from typing import TYPE_CHECKING, Any
+
+from recon.errors import ConfigError, HarnessError
+from recon.pipeline.executor import LONG_KINDS, Computed, WorkerLost, compute_here
+from recon.pipeline.worker import CellJob, Fault, Refused, execute
+from recon.store import CorruptObject, MissingObject
+
+if TYPE_CHECKING:
+    from recon.pipeline.cells import Cell, Kind, Runtime
+
+RENDER_KINDS = frozenset({"oracle", "capture", "probe"})
+MiB = 1 << 20
+CUSTOM = ("docker", "browser")
+
+
+def resources(rt: Runtime, cell: Cell) -> dict[str, Any]:
+    """The Ray resources one cell's task asks for."""
+    if cell.kind == "attempt":
+        entry = rt.project.entries[cell.params["entry"]]
+        protocol = rt.project.release(cell.context["release"]).protocol
+        wanted: dict[str, Any] = {
+            "num_cpus": entry.budget.cpus,
+            "memory": entry.budget.memory_mb * MiB,
+        }
+        if protocol.backend == "docker":
+            wanted["resources"] = {"docker": 1}
+        return wanted
+    if cell.kind in RENDER_KINDS:
+        return {"num_cpus": 1, "resources": {"browser": 1}}
+    return {"num_cpus": 1}
+
+
+def _lost_errors() -> tuple[type[BaseException], ...]:
+    import ray.exceptions as rx
+
+    names = ("WorkerCrashedError", "NodeDiedError", "LocalRayletDiedError", "ObjectLostError",
+             "OwnerDiedError", "RaySystemError", "TaskCancelledError")  # fmt: skip
+    return tuple(getattr(rx, n) for n in names if hasattr(rx, n))
+
+
+class RayExecutor:
+    name = "ray"
+
+    def __init__(self, address: str) -> None:
+        self.address = address
+        self._ray: Any = None
+        self._task: Any = None
+        self._offered: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    def _connect(self, rt: Runtime) -> Any:
+        with self._lock:
+            if self._ray is None:
+                self._ray = connect(self.address, str(rt.project.root))
+                self._offered = dict(self._ray.cluster_resources())
+                self._task = self._ray.remote(max_retries=0)(execute)
+            return self._ray
+
+    def compute(
+        self, rt: Runtime, cell: Cell, kind: Kind, inputs: dict[str, str], key: str
+    ) -> Computed:
+        if cell.kind not in LONG_KINDS:
+            return compute_here(rt, cell, kind, inputs)
+        ray = self._connect(rt)
+        wanted = resources(rt, cell)
+        self._check_offered(cell, wanted)
+        job = job_of(rt, cell, inputs, key)
+        ref = self._task.options(**wanted, name=cell.id).remote(job)
+        try:
+            answer = ray.get(ref)
+        except _lost_errors() as err:
+            raise WorkerLost(f"worker lost: {type(err).__name__}: {_first(err)}") from None
+        except ray.exceptions.RayTaskError as err:
+            raise HarnessError(f"harness bug on the worker: {_first(err)}") from None
+        return _unpack(answer)
+
+    def _check_offered(self, cell: Cell, wanted: dict[str, Any]) -> None:
+        for name in wanted.get("resources", {}):
+            if self._offered.get(name, 0) < 1:
+                raise ConfigError(
+                    f"{cell.id}: the Ray cluster at {self.address} offers no `{name}` "
+                    f"resource; start nodes that have it with `ray start --resources "
+                    f"'{{\"{name}\": N}}'` (see README, Scale-out on Ray)"
+                )
+
+    def close(self) -> None:
+        with self._lock:
+            if self._ray is not None:
+                self._ray.shutdown()
+                self._ray = None
+
+
+def connect(address: str, root: str) -> Any:
+    """Join the cluster as a driver; workers import recon from ``root`` and get the
+    coordinator's ``RECON_*`` settings (never its other environment: credentials must be
+    in each node's own environment)."""
+    try:
+        import ray
+    except ImportError:
+        raise ConfigError(
+            "executor=ray needs the `ray` package: `pip install ray` in this environment"
+        ) from None
+    env = {k: v for k, v in os.environ.items() if k.startswith("RECON_")}
+    env["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [os.environ.get("PYTHONPATH")])])
+    host = address.rsplit(":", 1)[0]
+    # A cluster on the loopback address: this driver is a node on it too.
+    node_ip = "127.0.0.1" if host in ("127.0.0.1", "localhost") else None
+    try:
+        ray.init(
+            address=address,
+            namespace="recon",
+            log_to_driver=False,
+            logging_level=logging.ERROR,
+            runtime_env={"env_vars": env},
+            _node_ip_address=node_ip,
+        )
+    except (ConnectionError, RuntimeError, ValueError) as err:
+        raise ConfigError(
+            f"address={address}: cannot join the Ray cluster ({_first(err)}); start it with "
+            "`ray start --head` (see README, Scale-out on Ray)"
+        ) from None
+    sys.stderr.write(f"[recon] executor ray: joined {address}, {_offer(ray)}\n")
+    return ray
+
+
+def _offer(ray: Any) -> str:
+    found = ray.cluster_resources()
+    shown = [f"{found.get('CPU', 0):g} CPU"]
+    shown += [f"{found[name]:g} {name}" for name in CUSTOM if name in found]
+    return ", ".join(shown)
+
+
+def job_of(rt: Runtime, cell: Cell, inputs: dict[str, str], key: str) -> CellJob:
+    project = rt.project
+    return CellJob(
+        root=str(project.root),
+        store_root=str(project.store_root),
+        sealed_root=str(project.sealed_root) if project.sealed_root else None,
+        verify_reads=project.verify_reads,
+        kind=cell.kind,
+        name=cell.name,
+        params=cell.params,
+        context=cell.context,
+        key=key,
+        code=rt.code(cell.kind),
+        inputs=inputs,
+    )
+
+
+def _unpack(answer: Computed | Fault | Refused) -> Computed:
+    if isinstance(answer, Fault):
+        kind = CorruptObject if answer.corrupt else MissingObject
+        raise kind(answer.digest, answer.message)
+    if isinstance(answer, Refused):
+        raise HarnessError(answer.message)
+    return answer
+
+
+def _first(err: BaseException) -> str:
+    text = str(err).strip()
+    return text.splitlines()[0] if text else type(err).__name__

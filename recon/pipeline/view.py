@@ -1,0 +1,185 @@
+"""Showing a build's progress: the doit reporter that feeds :class:`Tracker`, a plain line
+log (CI, pipes: ``progress=plain``) and a live rich view (a terminal: ``progress=rich``).
+
+The plain log keeps every line doit and the cells print (``.  <task>``,
+``[recon] ran|reused <cell>``) and adds, after each cell that ran, was reused or failed::
+
+    [recon] progress demo  done 12/71 (ran 8, reused 2, up to date 2)  running 2  failed 0
+        0.42 cells/s  eta 2m10s        (on one line)
+
+and, when the run ends, the summary ``recon status`` prints (:func:`summary`).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any
+
+from doit.reporter import ConsoleReporter
+
+from recon.errors import ConfigError
+from recon.model import BuildProgress
+from recon.pipeline.progress import Build, Tracker
+
+if TYPE_CHECKING:
+    from recon.pipeline.cells import Cell
+
+VIEWS = ("auto", "plain", "rich")
+
+
+def choose_view(asked: str | None) -> str:
+    """``auto`` is rich on a terminal, plain elsewhere."""
+    view = asked or "auto"
+    if view not in VIEWS:
+        raise ConfigError(
+            f"progress={view}: unknown progress view (choose from {', '.join(VIEWS)})"
+        )
+    if view == "auto":
+        return "rich" if sys.stderr.isatty() else "plain"
+    return view
+
+
+def duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "?"
+    whole = round(seconds)
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s"
+
+
+def line(snap: BuildProgress) -> str:
+    """One progress line of a snapshot."""
+    t = snap.totals()
+    return (
+        f"[recon] progress {snap.release}  done {t.done}/{t.total} (ran {t.ran}, reused "
+        f"{t.reused}, up to date {t.uptodate})  running {t.running}  failed {t.failed}  "
+        f"{snap.rate:.2f} cells/s  eta {duration(snap.eta_s)}"
+    )
+
+
+def summary(snap: BuildProgress) -> list[str]:
+    """The table ``recon status`` prints and a plain build ends with."""
+    rows = [f"{'kind':<10}{'total':>7}{'done':>7}{'ran':>7}{'reused':>8}{'uptodate':>10}"
+            f"{'running':>9}{'failed':>8}{'pending':>9}{'mean s':>8}"]  # fmt: skip
+    for kind, c in [*snap.kinds.items(), ("all", snap.totals())]:
+        mean = f"{c.seconds / c.ran:.2f}" if c.ran else "-"
+        rows.append(
+            f"{kind:<10}{c.total:>7}{c.done:>7}{c.ran:>7}{c.reused:>8}{c.uptodate:>10}"
+            f"{c.running:>9}{c.failed:>8}{c.pending:>9}{mean:>8}"
+        )
+    if snap.entries:
+        rows.append("attempts by entry:")
+        for entry, a in snap.entries.items():
+            outcomes = ", ".join(f"{k} {v}" for k, v in a.outcomes.items()) or "none finished"
+            rows.append(
+                f"  {entry}: {outcomes}; running {a.running}, failed {a.failed}, "
+                f"pending {a.pending} (of {a.total})"
+            )
+    state = "finished" if snap.finished else "running"
+    if snap.finished:
+        state += ", ok" if snap.ok else ", with failures"
+    rows.append(
+        f"{state}; executor {snap.executor}; {snap.rate:.2f} cells/s; up to "
+        f"{snap.concurrency} at once; eta {duration(snap.eta_s if not snap.finished else 0)}"
+    )
+    return rows
+
+
+class _Stdout:
+    """Writes to whatever ``sys.stdout`` is at the time (rich's proxy while live)."""
+
+    def write(self, text: str) -> None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+
+
+class ProgressReporter(ConsoleReporter):
+    """doit's console reporter, plus progress: up-to-date and failed cells go to the tracker,
+    which the cells themselves tell when they start and finish."""
+
+    desc = "console output plus recon's build progress"
+
+    def __init__(self, tracker: Tracker, cells: dict[str, Cell], releases: dict[str, Any],
+                 view: str, rt: Any) -> None:  # fmt: skip
+        super().__init__(_Stdout(), {})
+        self.rt = rt
+        self.tracker = tracker
+        self.cells = cells  # cell id -> cell
+        self.releases = releases  # release id -> its cells
+        self.view = view
+        self.live: Any = None
+        self.failed = False
+
+    def initialize(self, tasks: Any, selected_tasks: Any) -> None:
+        for name in selected_tasks:
+            rid = name.removeprefix("release:")
+            if name.startswith("release:") and rid in self.releases:
+                self.tracker.track(rid, self.releases[rid])
+        if self.view == "plain":
+            self.tracker.listeners.append(_plain)
+        elif self.tracker.builds:
+            self.live = _start_live(self.tracker)
+
+    def skip_uptodate(self, task: Any) -> None:
+        super().skip_uptodate(task)
+        cell = self.cells.get(task.name)
+        if cell is not None:
+            self.tracker.finished(cell, "uptodate", 0.0, self.rt)
+
+    def add_failure(self, task: Any, fail: Any) -> None:
+        self.failed = True
+        cell = self.cells.get(task.name)
+        if cell is not None:
+            self.tracker.failed(cell)
+        super().add_failure(task, fail)
+
+    def runtime_error(self, msg: str) -> None:
+        self.failed = True
+        super().runtime_error(msg)
+
+    def complete_run(self) -> None:
+        self.tracker.complete(ok=not self.failed)
+        if self.live is not None:
+            self.live.stop()
+        super().complete_run()
+        for build in self.tracker.builds:
+            text = "\n".join(summary(build.snapshot()))
+            sys.stderr.write(f"[recon] summary {build.release}\n{text}\n")
+        sys.stderr.flush()
+
+
+def _plain(build: Build, what: str) -> None:
+    if what in ("ran", "reused", "failed"):
+        sys.stderr.write(line(build.snapshot()) + "\n")
+        sys.stderr.flush()
+
+
+def _start_live(tracker: Tracker) -> Any:
+    from rich.console import Console, Group
+    from rich.live import Live
+
+    def render() -> Any:
+        return Group(*[_rich_table(b.snapshot()) for b in tracker.builds])
+
+    live = Live(get_renderable=render, console=Console(stderr=True), refresh_per_second=4,
+                redirect_stdout=True, redirect_stderr=True, transient=True)  # fmt: skip
+    live.start()
+    return live
+
+
+def _rich_table(snap: BuildProgress) -> Any:
+    from rich.table import Table
+
+    table = Table(title=f"release {snap.release} ({snap.executor})", expand=False)
+    for name in ("kind", "total", "done", "ran", "reused", "up to date", "running", "failed"):
+        table.add_column(name, justify="left" if name == "kind" else "right")
+    for kind, c in [*snap.kinds.items(), ("all", snap.totals())]:
+        table.add_row(kind, *map(str, (c.total, c.done, c.ran, c.reused, c.uptodate,
+                                       c.running, c.failed)))  # fmt: skip
+    for entry, a in snap.entries.items():
+        outcomes = ", ".join(f"{k} {v}" for k, v in a.outcomes.items()) or "-"
+        table.add_row(f"[dim]{entry}[/]", str(a.total), outcomes, "", "", "",
+                      str(a.running), str(a.failed))  # fmt: skip
+    table.caption = f"{snap.rate:.2f} cells/s · eta {duration(snap.eta_s)}"
+    return table

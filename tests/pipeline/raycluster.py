@@ -1,0 +1,120 @@
+"""A real Ray cluster on 127.0.0.1 for tests: ``ray start --head --block`` in its own
+session, two worker processes (2 CPUs, 2 ``browser``), token authentication with a token
+of its own, its temp folder and object store files in a temporary folder. Stopped by
+killing its own process group (never ``ray stop``, which would stop other clusters)."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+RAY = Path(sys.executable).with_name("ray")
+START_TIMEOUT_S = 300
+
+
+@dataclass(frozen=True)
+class Cluster:
+    address: str
+    env: dict[str, str]  # what a driver (the doit coordinator) needs to join it
+    head: subprocess.Popen[bytes]
+    folder: Path
+
+    def worker_pids(self) -> list[int]:
+        """The cluster's Python worker processes (Ray names them ``ray::…``)."""
+        found = []
+        for pid in _group(self.head.pid):
+            try:
+                cmd = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0]
+            except OSError:
+                continue
+            if cmd.startswith(b"ray::") and b"Agent" not in cmd:
+                found.append(pid)
+        return found
+
+
+def _group(pgid: int) -> list[int]:
+    pids = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                if os.getpgid(int(entry.name)) == pgid:
+                    pids.append(int(entry.name))
+            except OSError:
+                continue
+    return pids
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def cluster_env(folder: Path) -> dict[str, str]:
+    token = folder / "token"
+    token.write_text(secrets.token_hex(32))
+    return {
+        "RAY_AUTH_MODE": "token",
+        "RAY_AUTH_TOKEN_PATH": str(token),
+        "RAY_USAGE_STATS_ENABLED": "0",
+        # Resolve 127.0.0.1 as itself (not this host's interface address): loopback only.
+        "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
+    }
+
+
+@contextmanager
+def ray_cluster(cpus: int = 2) -> Iterator[Cluster]:
+    folder = Path(tempfile.mkdtemp(prefix="rt-", dir="/tmp"))  # short: unix socket paths
+    env = cluster_env(folder)
+    port = _free_port()
+    argv = [str(RAY), "start", "--head", "--block", "--node-ip-address=127.0.0.1",
+            f"--port={port}", f"--num-cpus={cpus}", f'--resources={{"browser": {cpus}}}',
+            "--object-store-memory=200000000", f"--plasma-directory={folder}",
+            f"--temp-dir={folder / 'r'}", "--disable-usage-stats"]  # fmt: skip
+    log = open(folder / "head.log", "wb")  # noqa: SIM115 (closed below)
+    head = subprocess.Popen(argv, env={**os.environ, **env}, stdout=log, stderr=subprocess.STDOUT,
+                            start_new_session=True)  # fmt: skip
+    cluster = Cluster(f"127.0.0.1:{port}", env, head, folder)
+    try:
+        _wait_ready(cluster)
+        yield cluster
+    finally:
+        _stop(head)
+        log.close()
+        subprocess.run(["rm", "-rf", str(folder)], check=False)
+
+
+def _wait_ready(cluster: Cluster) -> None:
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if cluster.head.poll() is not None:
+            raise RuntimeError((cluster.folder / "head.log").read_text()[-3000:])
+        if b"Ray runtime started" in (cluster.folder / "head.log").read_bytes():
+            return
+        time.sleep(0.5)
+    raise RuntimeError(f"ray start did not finish in {START_TIMEOUT_S} s")
+
+
+def _stop(head: subprocess.Popen[bytes]) -> None:
+    """SIGTERM to the cluster's own process group; SIGKILL what is left after 20 s."""
+    for sig, wait in ((signal.SIGTERM, 20.0), (signal.SIGKILL, 10.0)):
+        try:
+            os.killpg(head.pid, sig)
+        except ProcessLookupError:
+            return
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline and _group(head.pid):
+            time.sleep(0.2)
+            head.poll()
+        if not _group(head.pid):
+            return

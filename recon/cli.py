@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from recon.errors import EXIT_BAD_INPUT, ConfigError, ReconError, StoreError
+from recon.pipeline.commands import register as register_build_commands
 from recon.pipeline.project import Project
 from recon.release.commands import register as register_release_commands
 from recon.site.commands import register as register_site_commands
@@ -289,6 +290,7 @@ def build_parser() -> argparse.ArgumentParser:
     deps_fetch.set_defaults(handler=cmd_deps_fetch)
     register_release_commands(sub, add)
     register_site_commands(sub, add)
+    register_build_commands(sub, add)
     return parser
 
 

@@ -1,0 +1,120 @@
+"""The build commands of ``recon``: ``status`` (a running or finished build's progress, from
+the store) and ``plan`` (a release's cost from measured cell times).
+
+Kept apart from :mod:`recon.cli`, which calls :func:`register` once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from recon.errors import ConfigError
+from recon.model import BuildProgress, load_json
+from recon.pipeline.project import Project
+
+if TYPE_CHECKING:
+    from recon.pipeline.tasks import Pipeline
+
+Handler = Callable[[argparse.Namespace], int]
+Add = Callable[[str, Handler, str], argparse.ArgumentParser]
+
+
+def _pipeline(args: argparse.Namespace) -> Pipeline:
+    from recon.pipeline.tasks import Pipeline
+
+    project = Project.open(Path(args.root))
+    pipeline = Pipeline(project)
+    project.release(args.release)  # an unknown id is bad input
+    if args.release in pipeline.refused:
+        raise ConfigError(pipeline.refused[args.release])
+    return pipeline
+
+
+def _alive(snap: BuildProgress) -> str:
+    if snap.finished:
+        return "finished"
+    if snap.host != socket.gethostname():
+        return f"running on {snap.host} (pid {snap.pid}), as of its last snapshot"
+    try:
+        os.kill(snap.pid, 0)
+    except ProcessLookupError:
+        return f"interrupted (pid {snap.pid} is gone; run the build again to resume)"
+    except PermissionError:
+        pass
+    return f"running (pid {snap.pid})"
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from recon.pipeline.progress import snapshot_path
+    from recon.pipeline.view import summary
+
+    project = Project.open(Path(args.root))
+    project.validate()
+    project.release(args.release)
+    path = snapshot_path(project.store_root, args.release)
+    if not path.is_file():
+        print(f"release {args.release}: no build has run against {project.store_root}")
+        return 0
+    snap = load_json(BuildProgress, path)
+    if args.json:
+        print(json.dumps(snap.model_dump(mode="json"), indent=2, sort_keys=True))
+        return 0
+    print(f"release {args.release}: {_alive(snap)}")
+    for row in summary(snap):
+        print(row)
+    return 0
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    from recon.pipeline.plan import WhatIf, plan
+    from recon.pipeline.view import duration
+
+    pipeline = _pipeline(args)
+    if args.workers < 1:
+        raise ConfigError(f"--workers: {args.workers}: give at least 1")
+    what_if = WhatIf(args.cases, args.entries, args.repeats, args.attempt_s)
+    release = pipeline.project.release(args.release)
+    found = plan(pipeline.rt, release, pipeline.roots[args.release], args.workers, what_if)
+    scale = found.scale
+    scaled = f" (what-if: attempts x{scale['attempt']:g}, cases x{scale['case']:g})"
+    print(f"recon plan {args.release}: {args.workers} worker(s){scaled if what_if.any() else ''}")
+    print(f"{'kind':<10}{'cells':>9}{'measured':>10}{'mean s':>9}{'max s':>9}{'worker h':>10}"
+          f"{'MB':>10}")  # fmt: skip
+    for k in found.kinds.values():
+        note = " (borrowed)" if k.borrowed else ""
+        print(
+            f"{k.kind:<10}{k.count:>9.0f}{k.measured:>10}{k.mean_s:>9.2f}{k.max_s:>9.2f}"
+            f"{k.worker_s / 3600:>10.2f}{k.count * k.mean_bytes / 1e6:>10.1f}{note}"
+        )
+    low, high = found.wall_s
+    print(
+        f"total: {found.worker_s / 3600:.2f} worker-hours; critical path "
+        f"{duration(found.critical_s)}; wall at {args.workers} worker(s) between "
+        f"{duration(low)} and {duration(high)}; storage up to {found.bytes / 1e9:.2f} GB"
+    )
+    return 0
+
+
+def register(sub: argparse._SubParsersAction, add: Add) -> None:
+    status = add("status", cmd_status,
+                 "print a release build's progress from the store (cells done, running and "
+                 "failed by kind, each entry's attempts, throughput, eta), also while the "
+                 "build runs in another shell")  # fmt: skip
+    status.add_argument("release", help="release id")
+    status.add_argument("--json", action="store_true", help="print the snapshot as JSON")
+    costs = add("plan", cmd_plan,
+                "estimate a release's cost from the cell times measured in the store: "
+                "worker-hours per kind, wall time at N workers, storage")  # fmt: skip
+    costs.add_argument("release", help="release id")
+    costs.add_argument("--workers", type=int, default=1, help="workers (default: 1)")
+    costs.add_argument("--cases", type=int, help="what-if: this many cases")
+    costs.add_argument("--entries", type=int, help="what-if: this many entries")
+    costs.add_argument("--repeats", type=int, help="what-if: this many repeats")
+    costs.add_argument("--attempt-s", type=float, dest="attempt_s",
+                       help="what-if: every attempt takes this many seconds")  # fmt: skip

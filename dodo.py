@@ -21,8 +21,6 @@ except ReconError as err:
     sys.exit(err.exit_code)
 
 DOIT_CONFIG = PIPELINE.doit_config()
-
-
-def task_recon():  # type: ignore[no-untyped-def]
-    """Every cell of every release definition (see DESIGN §4)."""
-    yield from PIPELINE.tasks()
+# `task_release` and one task creator per cell kind (every cell of every release
+# definition, DESIGN §4): lazy when the releases' stamps hold (recon.pipeline.stamp).
+globals().update(PIPELINE.task_creators())

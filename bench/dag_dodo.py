@@ -9,10 +9,15 @@ as ``release:<id>`` is in the real dodo.py, so doit schedules the DAG the way it
 release (level by level: every workspace, then every attempt, ...).
 
 Two environment variables set the column: ``BENCH_CELLS`` (number of cells) and
-``BENCH_CHECKER``: ``md5`` (stock doit, ``get_file_md5`` wrapped to count calls) or
-``blake3`` (``recon.pipeline.checker.blake3_checker`` over a ``StatCache``). Everything
-else (backend, dep_file, reporter, tasks) is identical. At exit, ``hash_count.json``
-gets the number of files the checker hashed and the seconds from the end of this
+``BENCH_CHECKER``: ``md5`` (stock doit, ``get_file_md5`` wrapped to count calls),
+``blake3`` (``recon.pipeline.checker.blake3_checker`` over a ``StatCache``) or ``fast``
+(the same checker plus recon's release-level stamp, :mod:`recon.pipeline.stamp`, as
+``recon.pipeline.tasks`` uses it: when every file's stat key is what the last complete
+build stamped, each kind's task creator is one of doit's delayed creators, so doit
+creates the 20,000 cell tasks only if something asks for them, and checks the
+aggregate's own dependencies; a reporter stamps a complete build).
+Everything else (backend, dep_file, reporter output, tasks) is identical. At exit,
+``hash_count.json`` gets the number of files the checker hashed and the seconds from the end of this
 module's imports to exit (doit's own work, without interpreter start-up and imports).
 """
 
@@ -26,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import doit.dependency
+from doit import create_after
 from doit.tools import config_changed
 
 KINDS = ("workspace", "attempt", "capture", "grade")
@@ -70,18 +76,58 @@ def _checker() -> Any:
     name = os.environ["BENCH_CHECKER"]
     if name == "md5":
         return _stock_checker()
-    if name == "blake3":
+    if name in ("blake3", "fast"):
         return _recon_checker()
-    raise SystemExit(f"BENCH_CHECKER must be md5 or blake3, not {name!r}")
+    raise SystemExit(f"BENCH_CHECKER must be md5, blake3 or fast, not {name!r}")
+
+
+def _names() -> list[str]:
+    return [f"c{index:05d}" for index in range(int(os.environ["BENCH_CELLS"]))]
+
+
+def _stamp() -> Any:
+    """The release-level stamp over every input, pointer and the aggregate's target."""
+    import sys
+
+    from recon.pipeline.stamp import ReleaseStamp, plain_run
+
+    names = _names()
+    files = [f"inputs/{n}.txt" for n in names] + ["store/aggregate.json"]
+    files += [f"store/cells/{kind}/{n}.json" for kind in KINDS for n in names]
+    facts = {"kinds": KINDS, "cells": len(names), "code": [f"{k}-code-digest" for k in KINDS]}
+    stamp = ReleaseStamp(Path("store/state/stamp.json").resolve(), facts, files)
+    return stamp, plain_run(sys.argv) and stamp.holds()
+
+
+def _reporter() -> Any:
+    """The executed-only reporter; in the ``fast`` column it stamps a complete build."""
+    if os.environ["BENCH_CHECKER"] != "fast":
+        return "executed-only"
+    from doit.reporter import ExecutedOnlyReporter
+
+    class StampingReporter(ExecutedOnlyReporter):  # type: ignore[misc]
+        ran = False
+
+        def execute_task(self, task: Any) -> None:
+            self.ran = True
+            super().execute_task(task)
+
+        def complete_run(self) -> None:
+            super().complete_run()
+            if not self.failures and not self.runtime_errors and (self.ran or not FAST):
+                STAMP.save()
+
+    return StampingReporter
 
 
 CHECKER = _checker()
+STAMP, FAST = _stamp() if os.environ["BENCH_CHECKER"] == "fast" else (None, False)
 LOADED = time.perf_counter()  # everything either column imports is imported by now
 DOIT_CONFIG = {
     "backend": "sqlite3",
     "dep_file": ".doit.db",
     "check_file_uptodate": CHECKER,
-    "reporter": "executed-only",
+    "reporter": _reporter(),
     "default_tasks": ["aggregate"],
 }
 
@@ -94,31 +140,40 @@ def write_pointer(kind: str, dependencies: list[str], targets: list[str]) -> Non
     Path(targets[0]).write_text(json.dumps({"kind": kind, "key": key.hexdigest()}) + "\n")
 
 
-def cell_tasks(name: str) -> Iterator[dict[str, Any]]:
-    source = f"inputs/{name}.txt"
-    upstream: str | None = None
-    for kind in KINDS:
-        target = f"store/cells/{kind}/{name}.json"
+def kind_tasks(kind: str, names: list[str]) -> Iterator[dict[str, Any]]:
+    """One task per cell of ``kind``, reading its upstream pointer and its input."""
+    upstream = KINDS[KINDS.index(kind) - 1] if kind != KINDS[0] else None
+    for name in names:
+        source = f"inputs/{name}.txt"
+        deps = [source] if upstream is None else [f"store/cells/{upstream}/{name}.json", source]
         yield {
             "basename": kind,
             "name": name,
             "actions": [(write_pointer, [kind])],
-            "file_dep": [source] if upstream is None else [upstream, source],
-            "targets": [target],
+            "file_dep": deps,
+            "targets": [f"store/cells/{kind}/{name}.json"],
             "uptodate": [config_changed(f"{kind}-code-digest")],
         }
-        upstream = target
 
 
-def task_cells() -> Iterator[dict[str, Any]]:
-    """Four tasks per cell, then the aggregate over every grade pointer."""
-    names = [f"c{index:05d}" for index in range(int(os.environ["BENCH_CELLS"]))]
-    for name in names:
-        yield from cell_tasks(name)
-    yield {
-        "basename": "aggregate",
+def creator(kind: str) -> Any:
+    """The task creator of one kind; lazy (a doit delayed creator) when the stamp holds."""
+
+    def create() -> Iterator[dict[str, Any]]:
+        yield from kind_tasks(kind, _names())
+
+    create.__doc__ = f"{kind} cells"
+    return create_after()(create) if FAST else create
+
+
+def task_aggregate() -> dict[str, Any]:
+    """The aggregate over every grade pointer (the default task)."""
+    return {
         "actions": [(write_pointer, ["aggregate"])],
-        "file_dep": [f"store/cells/grade/{name}.json" for name in names],
+        "file_dep": [f"store/cells/grade/{name}.json" for name in _names()],
         "targets": ["store/aggregate.json"],
         "uptodate": [config_changed("aggregate-code-digest")],
     }
+
+
+task_workspace, task_attempt, task_capture, task_grade = (creator(k) for k in KINDS)

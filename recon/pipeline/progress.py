@@ -198,6 +198,20 @@ class Tracker:
                     entry.outcomes[outcome] = entry.outcomes.get(outcome, 0) + 1
                 self._changed(build, how)
 
+    def all_uptodate(self, release: str, cells: list[Cell]) -> None:
+        """A release whose stamp held: every cell of it is up to date, none was visited
+        (its attempts are counted under ``up to date``, their outcomes not read)."""
+        with self._lock:
+            for build in self.builds:
+                if build.release != release:
+                    continue
+                for cell in cells:
+                    build.kinds[cell.kind].uptodate += 1
+                    if cell.kind == "attempt":
+                        entry = build.entries[cell.params["entry"]]
+                        entry.outcomes["up to date"] = entry.outcomes.get("up to date", 0) + 1
+                self._changed(build, "uptodate", force=True)
+
     def failed(self, cell: Cell) -> None:
         with self._lock:
             for build in self._of(cell):

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 from typing import Any
 
+from doit import create_after
 from doit.exceptions import TaskError, TaskFailed
 from doit.tools import config_changed
 
@@ -17,9 +18,11 @@ from recon.pipeline.cells import Cell, Runtime, load_pointer, run_cell, walk
 from recon.pipeline.checker import blake3_checker
 from recon.pipeline.executor import ExecutorChoice
 from recon.pipeline.graph import Graph
+from recon.pipeline.keys import KIND_MODULES
 from recon.pipeline.progress import Tracker
 from recon.pipeline.project import Project
 from recon.pipeline.publish import FILES, publish
+from recon.pipeline.stamp import ReleaseStamp, plain_run, project_files
 from recon.pipeline.view import ProgressReporter, choose_view
 from recon.release import lock
 from recon.store import digest_json
@@ -51,6 +54,7 @@ class Pipeline:
         self.graph = Graph(project, self.rt.stat, self.rt.codes)
         self.refused: dict[str, str] = {}  # release id -> why it is not built
         self.regrading: set[str] = set()
+        self.lazy = False  # the cells' task creators are doit's delayed ones (stamps hold)
         for rid in sorted(project.releases):
             self._check_lock(rid, rid in regrade)
         self.roots = {
@@ -105,18 +109,95 @@ class Pipeline:
         """doit's console reporter plus this build's progress (:mod:`recon.pipeline.view`)."""
         cells = {c.id: c for c in walk(list(self.roots.values()))}
         releases = {rid: list(walk([root])) for rid, root in self.roots.items()}
-        return ProgressReporter(self.tracker, cells, releases, self.view, self.rt)
+        found = ProgressReporter(self.tracker, cells, releases, self.view, self.rt,
+                                 on_success=self.save_stamps)  # fmt: skip
+        found.lazy = lambda: self.lazy
+        return found
 
     def _rel(self, path: Path | str) -> str:
         return os.path.relpath(path, self.project.root)
 
     def tasks(self) -> Iterator[dict[str, Any]]:
+        """Every task: the cells, then each release (or its refusal)."""
         for cell in walk(list(self.roots.values())):
             yield self._cell_task(cell)
+        yield from self._release_tasks()
+
+    def _release_tasks(self) -> Iterator[dict[str, Any]]:
         for rid, root in sorted(self.roots.items()):
             yield self._release_task(rid, root)
         for rid, why in sorted(self.refused.items()):
             yield self._refused_task(rid, why)
+
+    def task_creators(self) -> dict[str, Callable[[], Iterator[dict[str, Any]]]]:
+        """dodo.py's task creators: ``task_release`` and one per cell kind.
+
+        When every release's stamp holds (:mod:`recon.pipeline.stamp`) on a plain ``doit``
+        run, each kind's creator is one of doit's delayed creators: doit creates its cell
+        tasks only if something asks for one (a cell named on the command line), so a no-op
+        costs one stat pass and the release tasks' own checks."""
+        lazy = self.lazy = self.stamps_hold()
+        creators: dict[str, Callable[[], Iterator[dict[str, Any]]]] = {}
+        cells = list(walk(list(self.roots.values())))
+        for kind in KIND_MODULES:
+            mine = [c for c in cells if c.kind == kind]
+
+            def create(mine: list[Cell] = mine) -> Iterator[dict[str, Any]]:
+                for cell in mine:
+                    yield self._cell_task(cell)
+
+            create.__doc__ = f"{kind} cells"
+            creators[f"task_{kind}"] = create_after()(create) if lazy else create
+
+        def release() -> Iterator[dict[str, Any]]:
+            yield from self._release_tasks()
+
+        release.__doc__ = "build a release: every cell, then releases/<id>/"
+        creators["task_release"] = release
+        return creators
+
+    def stamp(self, rid: str) -> ReleaseStamp:
+        """The stamp of release ``rid``: its cells' files and pointers, its outputs, every
+        project and code file; the cells, code digests and re-grade choices as facts."""
+        cells = list(walk([self.roots[rid]]))
+        out = self.project.root / "releases" / rid
+        files = [f for c in cells for f in self.graph.files[c.id]]
+        files += [str(self.rt.pointer_path(c)) for c in cells]
+        files += [str(out / name) for name in FILES if "." in name]
+        files += project_files(self.project.root, self.project.sealed_root)
+        facts = {
+            "release": rid,
+            "cells": [c.id for c in cells],
+            "code": {kind: self.rt.code(kind) for kind in KIND_MODULES},
+            "regrade": rid in self.regrading,
+            "version": self.graph.versions.get(rid),
+            "store": str(self.project.store_root),
+        }
+        path = self.project.store_root / "state" / "stamps" / f"{rid}.json"
+        return ReleaseStamp(path, facts, files)
+
+    def stamps_hold(self) -> bool:
+        """A plain run, every release buildable, and each release's stamp holding."""
+        if not self.roots or self.refused or not plain_run(sys.argv):
+            return False
+        return all(self.stamp(rid).holds() for rid in self.roots)
+
+    def save_stamps(self, releases: list[str], executed: bool) -> None:
+        """After a build with no failure: stamp each built release with no attempt
+        waiting for a retry (a pending retry must run on the next build). A no-op that
+        took the fast path leaves the stamps as they are."""
+        if self.lazy and not executed:
+            return
+        for rid in releases:
+            stamp = self.stamp(rid)
+            pending = any(
+                c.kind == "attempt" and not _no_retry_pending(str(self.rt.pointer_path(c)))
+                for c in walk([self.roots[rid]])
+            )
+            if pending:
+                stamp.drop()
+            else:
+                stamp.save()
 
     def _cell_task(self, cell: Cell) -> dict[str, Any]:
         code = self.rt.code(cell.kind)

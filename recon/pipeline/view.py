@@ -13,6 +13,7 @@ and, when the run ends, the summary ``recon status`` prints (:func:`summary`).
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from doit.reporter import ConsoleReporter
@@ -101,9 +102,14 @@ class ProgressReporter(ConsoleReporter):
     desc = "console output plus recon's build progress"
 
     def __init__(self, tracker: Tracker, cells: dict[str, Cell], releases: dict[str, Any],
-                 view: str, rt: Any) -> None:  # fmt: skip
+                 view: str, rt: Any,
+                 on_success: Callable[[list[str], bool], None] | None = None,
+                 ) -> None:  # fmt: skip
         super().__init__(_Stdout(), {})
         self.rt = rt
+        self.on_success = on_success  # told the releases built (and whether a task ran)
+        self.lazy: Callable[[], bool] = lambda: False  # were the cells left unvisited?
+        self.executed = False
         self.tracker = tracker
         self.cells = cells  # cell id -> cell
         self.releases = releases  # release id -> its cells
@@ -121,11 +127,18 @@ class ProgressReporter(ConsoleReporter):
         elif self.tracker.builds:
             self.live = _start_live(self.tracker)
 
+    def execute_task(self, task: Any) -> None:
+        self.executed = True
+        super().execute_task(task)
+
     def skip_uptodate(self, task: Any) -> None:
         super().skip_uptodate(task)
         cell = self.cells.get(task.name)
         if cell is not None:
             self.tracker.finished(cell, "uptodate", 0.0, self.rt)
+        rid = task.name.removeprefix("release:")
+        if self.lazy() and task.name.startswith("release:") and rid in self.releases:
+            self.tracker.all_uptodate(rid, self.releases[rid])
 
     def add_failure(self, task: Any, fail: Any) -> None:
         self.failed = True
@@ -147,6 +160,9 @@ class ProgressReporter(ConsoleReporter):
             text = "\n".join(summary(build.snapshot()))
             sys.stderr.write(f"[recon] summary {build.release}\n{text}\n")
         sys.stderr.flush()
+        built = [b.release for b in self.tracker.builds]
+        if self.on_success is not None and not self.failed and built:
+            self.on_success(built, self.executed)
 
 
 def _plain(build: Build, what: str) -> None:

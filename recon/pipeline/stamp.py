@@ -1,0 +1,116 @@
+"""The release-level no-op check: one stat pass over every file a release's tasks read or
+write, against the stamp its last complete build left.
+
+A stamp is the blake3 digest of the release's *facts* (every cell's kind, name, code digest
+and parameters, the list of files: what decides each task's identity) and of the stat key
+``(dev, inode, size, mtime_ns, ctime_ns)`` of each file: every cell's file
+dependencies, every cell's pointer, the release's published files. It is written only
+when a build of the release ended with no failure, no attempt waiting for a retry, and no
+file *racy* (modified within ``RACY_NS`` of the stamp: it could change again within the
+same timestamp tick without its stat key changing, git's racily-clean rule). The next
+build after a cold one therefore checks every task the slow way once, and stamps.
+
+When the stamp still holds, ``doit release:<id>`` has nothing to do: the release task is
+up to date without doit visiting its 4 × N cells (each still a doit task, listed by
+``doit list``, shown by ``doit info`` and run by name as before). Any change of any
+file's stat key, of the code or of the DAG falls back to doit's own per-task checks.
+Only plain runs take the fast path: not ``-a``/``--always-execute`` nor another doit
+command (:func:`plain_run`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import blake3
+
+from recon.store import canonical_json, write_atomic
+from recon.store.statcache import RACY_NS
+
+DOIT_COMMANDS = frozenset({"list", "info", "forget", "clean", "ignore", "dumpdb", "strace",
+                           "tabcompletion", "help", "auto", "reset-dep"})  # fmt: skip
+ALWAYS = frozenset({"-a", "--always-execute", "--always"})
+
+
+def plain_run(argv: Sequence[str]) -> bool:
+    """Whether doit's command line is a plain ``run`` (the default command)."""
+    args = list(argv[1:])
+    if ALWAYS & set(args):
+        return False
+    positional = [a for a in args if not a.startswith("-") and "=" not in a]
+    return not positional or positional[0] not in DOIT_COMMANDS
+
+
+class ReleaseStamp:
+    """The stamp of one release: ``store/state/stamps/<release>.json``."""
+
+    def __init__(self, path: Path, facts: Any, files: Iterable[str]) -> None:
+        self.path = path
+        self.facts = facts
+        self.files = sorted(set(files))
+        self._current: tuple[str, bool] | None = None
+
+    def current(self) -> tuple[str, bool]:
+        """The digest of the facts and every file's stat key, and whether any file is racy."""
+        if self._current is None:
+            hasher = blake3.blake3(canonical_json(self.facts))
+            now = time.time_ns()
+            racy = False
+            for name in self.files:
+                try:
+                    st = os.stat(name)
+                except OSError:
+                    hasher.update(f"{name}\0missing\n".encode())
+                    continue
+                racy = racy or now - max(st.st_mtime_ns, st.st_ctime_ns) < RACY_NS
+                hasher.update(f"{name}\0{st.st_dev} {st.st_ino} {st.st_size} "
+                              f"{st.st_mtime_ns} {st.st_ctime_ns}\n".encode())  # fmt: skip
+            self._current = (hasher.hexdigest(), racy)
+        return self._current
+
+    def saved(self) -> str | None:
+        try:
+            found = json.loads(self.path.read_bytes())
+            return str(found["digest"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def holds(self) -> bool:
+        """The saved stamp equals the current one (a racy one never holds)."""
+        digest, racy = self.current()
+        return not racy and self.saved() == digest
+
+    def save(self) -> bool:
+        """Stamp the release as built (False, and the old stamp removed, when racy)."""
+        self._current = None  # the build changed files: stat them again
+        digest, racy = self.current()
+        if racy:
+            self.path.unlink(missing_ok=True)
+            return False
+        data = canonical_json({"digest": digest, "files": len(self.files)})
+        write_atomic(self.path, data)
+        return True
+
+    def drop(self) -> None:
+        self.path.unlink(missing_ok=True)
+
+
+def project_files(root: Path, sealed: Path | None) -> list[str]:
+    """Every definition and code file of the project: release definitions, locks and
+    withdrawal logs, cases, entries, the recon package, sealed material kept outside the
+    repository, and the chromium executable."""
+    from recon.render.browser import chromium_path
+
+    found = [str(p) for p in sorted((root / "releases").glob("*")) if p.is_file()]
+    folders = [root / "cases", root / "entries", Path(__file__).resolve().parent.parent]
+    folders += [sealed] if sealed is not None else []
+    for folder in folders:
+        found += [str(p) for p in sorted(folder.rglob("*"))
+                  if p.is_file() and "__pycache__" not in p.parts]  # fmt: skip
+    found.append(chromium_path())
+    return found

@@ -1,11 +1,13 @@
-"""doit on a synthetic DAG: stock MD5 checker vs recon's blake3 + stat cache checker.
+"""doit on a synthetic DAG: stock doit, recon's blake3 + stat cache checker, and that
+checker plus recon's release-level stamp with lazily created cell tasks.
 
-Builds two identical copies of a DAG of ``--cells`` cells (4 tasks each, plus one
+Builds three identical copies of a DAG of ``--cells`` cells (4 tasks each, plus one
 aggregate; see ``bench/dag_dodo.py``) in a temp dir, then runs the same sequence of doit
-builds on both, interleaved: cold build, no-ops, 1% of inputs changed, 1% of inputs
-touched (same content). Every build is a fresh ``python -m doit`` subprocess, so its
-time includes interpreter start-up, imports and loading the 4 × cells + 1 tasks. The
-only difference between the columns is doit's ``check_file_uptodate``.
+builds on each, interleaved: cold build, no-ops, 1% of inputs changed, a re-grade (the
+grade kind's code digest changed), 1% of inputs touched (same content). Every build is a
+fresh ``python -m doit`` subprocess, so its time includes interpreter start-up, imports
+and loading the tasks; its peak memory is the child's maximum resident set (``wait4``).
+The columns differ only in what ``bench/dag_dodo.py`` does with ``BENCH_CHECKER``.
 
     .venv/bin/python bench/dag_noop.py [--cells 5000] [--out bench/results/dag_noop.json]
 
@@ -41,11 +43,16 @@ SAMPLE_EVERY = 100  # 1% of cells
 RACY_WAIT = RACY_NS / 1e9 + 0.5
 
 
-@dataclass(frozen=True)
+@dataclass
 class Column:
-    name: str  # "stock" or "ours"
+    name: str  # "stock", "ours" or "fast"
     checker: str  # BENCH_CHECKER value
     root: Path
+    grade_code: str = ""  # BENCH_GRADE_CODE: set by the re-grade step
+
+
+COLUMNS = (("stock", "md5"), ("ours", "blake3"), ("fast", "fast"))
+REPO = BENCH.parent
 
 
 @dataclass
@@ -57,6 +64,7 @@ class Run:
     after_load: float  # from the end of dodo.py's imports to exit (see dag_dodo.py)
     executed: int  # tasks doit ran (lines of the executed-only reporter)
     hashed: int  # files the checker hashed (md5 calls / StatCache.hashed)
+    peak_mib: float = 0.0  # the child's maximum resident set
 
 
 @dataclass(frozen=True)
@@ -96,6 +104,11 @@ def change_inputs(column: Column, cells: int) -> None:
             handle.write(b"changed\n")
 
 
+def regrade(column: Column, cells: int) -> None:
+    """The grader's code changed: every grade task and the aggregate run again."""
+    column.grade_code = "-edited"
+
+
 def touch_inputs(column: Column, cells: int) -> None:
     """Another 1% of inputs get a new mtime and ctime, same bytes."""
     for index in sample(cells, SAMPLE_EVERY // 2):
@@ -116,26 +129,43 @@ def timed(argv: list[str], **kwargs: Any) -> tuple[float, float, subprocess.Comp
     return wall, cpu, done
 
 
+def timed_peak(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, float, str]:
+    """Run a child: its wall time, CPU time, peak resident MiB (its own ``wait4``), stdout."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        started = time.perf_counter()
+        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=out, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - started
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        text, problem = out.read().decode(), err.read().decode()
+    if proc.returncode != 0:
+        raise SystemExit(f"doit failed in {cwd}:\n{text}{problem}")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, text
+
+
 def run_doit(column: Column, cells: int, step: str) -> Run:
-    env = {**os.environ, "BENCH_CHECKER": column.checker, "BENCH_CELLS": str(cells)}
+    # PYTHONPATH: the column's dodo imports this checkout's recon, whatever is installed.
+    env = {**os.environ, "BENCH_CHECKER": column.checker, "BENCH_CELLS": str(cells),
+           "BENCH_GRADE_CODE": column.grade_code, "PYTHONPATH": str(REPO)}  # fmt: skip
     count_file = column.root / "hash_count.json"
     count_file.unlink(missing_ok=True)
-    wall, cpu, done = timed([sys.executable, "-m", "doit"], cwd=column.root, env=env)
-    if done.returncode != 0:
-        raise SystemExit(f"doit failed in {column.root} ({step}):\n{done.stdout}{done.stderr}")
-    executed = sum(1 for line in done.stdout.splitlines() if line.startswith(".  "))
+    wall, cpu, peak, stdout = timed_peak([sys.executable, "-m", "doit"], column.root, env)
+    executed = sum(1 for line in stdout.splitlines() if line.startswith(".  "))
     counts = json.loads(count_file.read_text())
     after_load = counts["seconds_after_load"]
-    return Run(step, column.name, wall, cpu, after_load, executed, counts["hashed"])
+    return Run(step, column.name, wall, cpu, after_load, executed, counts["hashed"], peak)
 
 
 def run_step(step: Step, columns: list[Column], cells: int, first: int) -> list[Run]:
-    """Both columns, interleaved; which one goes first alternates from run to run."""
+    """Every column, interleaved; the order rotates from run to run."""
     if step.wait:
         time.sleep(RACY_WAIT)
     runs = []
     for rep in range(step.repeat):
-        order = columns if (first + rep) % 2 == 0 else columns[::-1]
+        turn = (first + rep) % len(columns)
+        order = columns[turn:] + columns[:turn]
         for column in order:
             if step.mutate is not None:
                 step.mutate(column, cells)  # right before this column's own build
@@ -151,6 +181,9 @@ def steps(noop_repeat: int) -> list[Step]:
         Step("noop", f"no-op (median of {noop_repeat})", repeat=noop_repeat),
         Step("changed", "1% inputs changed", mutate=change_inputs),
         Step("settle", "no-op after the change", wait=True),
+        Step("regrade", "re-grade (grade code edited)", mutate=regrade, wait=True),
+        Step("settle_regrade", "no-op after the re-grade", wait=True),
+        Step("noop_again", "no-op again", repeat=noop_repeat),
         Step("touched_a", "1% touched: run A (right after)", mutate=touch_inputs),
         Step("touched_b", "1% touched: run B (racy wait)", wait=True),
         Step("touched_c", "1% touched: run C"),
@@ -160,45 +193,48 @@ def steps(noop_repeat: int) -> list[Step]:
 # --- reporting ----------------------------------------------------------------------
 
 
-MEASURES = ("seconds", "cpu", "after_load")
+MEASURES = ("seconds", "cpu", "after_load", "peak_mib")
+NAMES = [name for name, _ in COLUMNS]
 
 
 def summarise(runs: list[Run], plan: list[Step]) -> list[dict[str, Any]]:
-    """One row per step: per column the medians of every measure and the counts; ratios."""
+    """One row per step: per column the medians of every measure and the counts; each
+    column's ratios to stock."""
     rows = []
     for step in plan:
         row: dict[str, Any] = {"step": step.key, "label": step.label}
-        for column in ("stock", "ours"):
+        for column in NAMES:
             mine = [r for r in runs if r.step == step.key and r.column == column]
             row[column] = {m: statistics.median(getattr(r, m) for r in mine) for m in MEASURES}
             row[column]["all_seconds"] = [r.seconds for r in mine]
             row[column]["hashed"] = [r.hashed for r in mine]
             row[column]["executed"] = [r.executed for r in mine]
-        row["ratio"] = {m: row["ours"][m] / row["stock"][m] for m in MEASURES}
+        row["ratio"] = {c: {m: row[c][m] / row["stock"][m] for m in MEASURES} for c in NAMES[1:]}
         rows.append(row)
     return rows
 
 
 HEADER = (
-    f"{'':<32}{'wall, whole doit process':^33}{'CPU (user + sys)':^33}{'files hashed':^22}\n"
-    f"{'step':<32}{'stock':>11}{'ours':>11}{'ours/stock':>11}{'stock':>11}{'ours':>11}"
-    f"{'ours/stock':>11}{'stock':>11}{'ours':>11}{'tasks run':>11}"
+    f"{'':<30}{'wall, whole doit process':^40}{'CPU (user + sys)':^40}{'peak MiB':^21}\n"
+    f"{'step':<30}{'stock':>9}{'ours':>9}{'fast':>9}{'ours/st':>8}{'fast/st':>8}"
+    f"{'stock':>9}{'ours':>9}{'fast':>9}{'ours/st':>8}{'fast/st':>8}"
+    f"{'stock':>7}{'ours':>7}{'fast':>7}{'tasks run':>11}"
 )
 
 
 def table(rows: list[dict[str, Any]]) -> str:
     lines = [HEADER, "-" * len(HEADER.splitlines()[1])]
     for row in rows:
-        stock, ours, ratio = row["stock"], row["ours"], row["ratio"]
-        ran = _count(stock["executed"])
-        if ours["executed"] != stock["executed"]:
-            ran += f"≠{_count(ours['executed'])}"  # the columns disagree: a checker bug
-        lines.append(
-            f"{row['label']:<32}{stock['seconds']:>9.2f} s{ours['seconds']:>9.2f} s"
-            f"{ratio['seconds']:>10.2f}x{stock['cpu']:>9.2f} s{ours['cpu']:>9.2f} s"
-            f"{ratio['cpu']:>10.2f}x{_count(stock['hashed']):>11}{_count(ours['hashed']):>11}"
-            f"{ran:>11}"
-        )
+        ran = _count(row["stock"]["executed"])
+        for other in NAMES[1:]:
+            if row[other]["executed"] != row["stock"]["executed"]:
+                ran += f"≠{_count(row[other]['executed'])}"  # columns disagree: a bug
+        cells = [row["label"][:29].ljust(30)]
+        for measure in ("seconds", "cpu"):
+            cells += [f"{row[c][measure]:>8.2f}s" for c in NAMES]
+            cells += [f"{row['ratio'][c][measure]:>7.2f}x" for c in NAMES[1:]]
+        cells += [f"{row[c]['peak_mib']:>7.0f}" for c in NAMES]
+        lines.append("".join(cells) + f"{ran:>11}")
     return "\n".join(lines)
 
 
@@ -212,6 +248,7 @@ def import_seconds() -> dict[str, dict[str, float]]:
     snippets = {
         "stock": "import doit.doit_cmd",
         "ours": "import doit.doit_cmd, recon.pipeline.checker, recon.store",
+        "fast": "import doit.doit_cmd, recon.pipeline.checker, recon.store, recon.pipeline.stamp",
     }
     found = {}
     for name, code in snippets.items():
@@ -239,10 +276,7 @@ def measure(cells: int, input_bytes: int, plan: list[Step]) -> list[Run]:
     rng = random.Random(5000)
     payloads = [f"cell {i}\n".encode() + rng.randbytes(input_bytes) for i in range(cells)]
     with tempfile.TemporaryDirectory(prefix="recon-dag-noop-") as tmp:
-        columns = [
-            Column("stock", "md5", Path(tmp) / "stock"),
-            Column("ours", "blake3", Path(tmp) / "ours"),
-        ]
+        columns = [Column(name, checker, Path(tmp) / name) for name, checker in COLUMNS]
         for column in columns:
             generate(column, payloads)
         runs: list[Run] = []
@@ -268,10 +302,9 @@ def report(args: argparse.Namespace, imports: dict[str, dict[str, float]], runs:
     tasks = 4 * args.cells + 1
     print(f"{args.cells} cells, {tasks} doit tasks, {os.cpu_count()} CPUs, {machine()['platform']}")
     print(table(rows))
-    stock, ours = imports["stock"], imports["ours"]
     print(
-        f"python + imports alone (wall / CPU): stock {stock['wall']:.2f} / {stock['cpu']:.2f} s,"
-        f" ours {ours['wall']:.2f} / {ours['cpu']:.2f} s"
+        "python + imports alone (wall / CPU): "
+        + ", ".join(f"{c} {imports[c]['wall']:.2f} / {imports[c]['cpu']:.2f} s" for c in NAMES)
     )
     result = {
         "params": {

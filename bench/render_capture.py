@@ -177,6 +177,117 @@ def throughput(rounds: int, per_browser: int) -> dict[str, Tally]:
     return tallies
 
 
+# --- recon against bare playwright, every case's matrix, -n 1 and -n 2 ------------------
+
+
+def bare_capture(browser: Browser, read: Reader, point: Point) -> None:
+    """Bare playwright doing what a recon capture does, none of its settling, clock,
+    isolation or snapshot: a fresh context, the route, the point's steps, and the same
+    three stills (the full page twice, as recon's stability proof takes it, and the
+    first screen)."""
+    from recon.render.steps import run_steps
+
+    def fulfil(route: Route) -> None:
+        body = read(urlsplit(route.request.url).path.lstrip("/") or "index.html")
+        route.fulfill(status=200 if body is not None else 404, body=body or b"")
+
+    vp = point.viewport
+    context = browser.new_context(viewport={"width": vp.width, "height": vp.height})
+    try:
+        context.route("**/*", fulfil)
+        page = context.new_page()
+        page.goto(ORIGIN + point.route)
+        if point.steps:
+            run_steps(page, page.evaluate, point.steps, 10_000, lambda: None)
+        page.screenshot(full_page=True)
+        page.screenshot(full_page=True)
+        page.screenshot()
+    finally:
+        context.close()
+
+
+def recon_capture(browser: Browser, read: Reader, point: Point) -> None:
+    vp = point.viewport
+    shot = capture(browser, read, point.route, Viewport(vp.name, vp.width, vp.height),
+                   steps=point.steps)  # fmt: skip
+    if shot.failure:
+        raise SystemExit(f"{point.id}: capture failed: {shot.failure}")
+
+
+def _worker(way: Callable[[Browser, Reader, Point], None], jobs: list[tuple[Reader, Point]],
+            errors: list[BaseException]) -> None:  # fmt: skip
+    try:
+        with open_browser() as browser:
+            way(browser, *jobs[0])  # warm: the browser's first page
+            for read, point in jobs[1:]:
+                way(browser, read, point)
+    except BaseException as err:  # handed to the main thread
+        errors.append(err)
+
+
+def matrix_round(way: Callable[[Browser, Reader, Point], None], jobs: list[tuple[Reader, Point]],
+                 threads: int) -> tuple[int, float, float]:  # fmt: skip
+    """``jobs`` split over ``threads`` threads, each with a browser of its own (what
+    ``doit -n K -P thread`` gets from ``BrowserPool``): captures, wall s, CPU s (the first
+    capture of each browser, a warm-up, is in neither)."""
+    shares = [jobs[i::threads] for i in range(threads)]
+    errors: list[BaseException] = []
+    workers = [threading.Thread(target=_worker, args=(way, share, errors)) for share in shares]
+    cpu, wall = _cpu(), time.monotonic()
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    if errors:
+        raise errors[0]
+    return len(jobs), time.monotonic() - wall, _cpu() - cpu
+
+
+def matrix(rounds: int, repeat: int) -> dict[str, Any]:
+    """Every case's matrix, recon's capture against bare playwright, at -n 1 and -n 2."""
+    jobs: list[tuple[Reader, Point]] = []
+    cases = sorted(p.parent for p in (REPO / "cases").glob("*/case.yaml"))
+    for case in cases:
+        read = folder_reader(case / "sealed" / "reference")
+        jobs += [(read, pt) for pt in points(load_yaml(Contract, case / "public/contract.yaml"))]
+    jobs = jobs * repeat
+    ways: dict[str, Callable[[Browser, Reader, Point], None]] = {
+        "recon": recon_capture,
+        "bare": bare_capture,
+    }
+    totals: dict[str, list[float]] = {f"{w}-n{n}": [0, 0.0, 0.0] for w in ways for n in (1, 2)}
+    for index in range(rounds):
+        order = list(ways.items()) if index % 2 == 0 else list(ways.items())[::-1]
+        for threads in (1, 2):
+            for name, way in order:
+                n, wall, cpu = matrix_round(way, jobs, threads)
+                row = totals[f"{name}-n{threads}"]
+                row[0] += n - threads  # less each browser's warm-up capture
+                row[1] += wall
+                row[2] += cpu
+    out: dict[str, Any] = {"cases": [c.name for c in cases], "points": len(jobs) // repeat}
+    for key, (n, wall, cpu) in totals.items():
+        out[key] = {"captures": n, "wall": round(wall, 2), "cpu": round(cpu, 2),
+                    "per_s": round(n / wall, 3), "per_cpu_s": round(n / cpu, 3)}  # fmt: skip
+    for threads in (1, 2):
+        mine, bare = out[f"recon-n{threads}"], out[f"bare-n{threads}"]
+        out[f"ratio_n{threads}"] = round(bare["per_s"] / mine["per_s"], 2)
+    return out
+
+
+def print_matrix(row: dict[str, Any]) -> None:
+    print(f"cases {', '.join(row['cases'])}: {row['points']} matrix points")
+    print(f"{'way':<10}{'captures':>9}{'wall s':>9}{'cpu s':>9}{'per s':>9}{'per cpu-s':>11}")
+    for key in ("recon-n1", "bare-n1", "recon-n2", "bare-n2"):
+        r = row[key]
+        print(f"{key:<10}{r['captures']:>9}{r['wall']:>9.2f}{r['cpu']:>9.2f}{r['per_s']:>9.3f}"
+              f"{r['per_cpu_s']:>11.3f}")  # fmt: skip
+    print(
+        f"recon's time per capture over bare playwright's: {row['ratio_n1']:.2f}x at -n 1, "
+        f"{row['ratio_n2']:.2f}x at -n 2 (target <= 1.5x)"
+    )
+
+
 # --- the stability proof ------------------------------------------------------------------
 
 
@@ -319,7 +430,9 @@ def main() -> None:
     parser.add_argument("--per-browser", type=int, default=5, help="matrices per reused browser")
     parser.add_argument("--stability-rounds", type=int, default=8)
     parser.add_argument("--height", type=int, default=PAGE_HEIGHT)
-    parser.add_argument("--only", choices=("throughput", "stability", "memory"))
+    parser.add_argument("--only", choices=("throughput", "stability", "memory", "matrix"))
+    parser.add_argument("--matrix-rounds", type=int, default=2)
+    parser.add_argument("--matrix-repeat", type=int, default=2, help="each point per round")
     parser.add_argument("--out", type=Path, default=REPO / "bench/results/render_capture.json")
     args = parser.parse_args()
 
@@ -332,6 +445,9 @@ def main() -> None:
     if args.only in (None, "stability"):
         report["stability"] = stability_cost(args.stability_rounds)
         print_stability(report["stability"])
+    if args.only in (None, "matrix"):
+        report["matrix"] = matrix(args.matrix_rounds, args.matrix_repeat)
+        print_matrix(report["matrix"])
     if args.only in (None, "memory"):
         report["memory"] = peak_memory(args.height)
         print_memory(report["memory"])

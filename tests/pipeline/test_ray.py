@@ -30,6 +30,7 @@ import yaml
 from recon.store import Store
 from tests.conftest import Build, copy_project, doit_env, recon
 from tests.pipeline.raycluster import Cluster, ray_cluster
+from tests.pipeline.test_release_build import SLOW_AGENT as SLEEPY_AGENT
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
@@ -76,13 +77,9 @@ def test_ray_build_has_the_local_builds_manifest(
     assert sorted(build.ran + build.reused) == every, build.stderr
 
 
-SLOW_AGENT = """import sys, time
-from pathlib import Path
-time.sleep(6.0)
-site = Path(sys.argv[1]) / "site"
-site.mkdir(exist_ok=True)
-(site / "index.html").write_text("<p>slow agent</p>")
-"""
+# Slow enough (6 s) for the test to find it running on a worker and kill that worker.
+SLOW_AGENT = SLEEPY_AGENT.replace("time.sleep(1.0)", "time.sleep(6.0)")
+assert "time.sleep(6.0)" in SLOW_AGENT
 
 
 def slow_release(project: Path) -> str:

@@ -171,6 +171,11 @@ class Tracker:
         path = snapshot_path(self.store_root, release)
         self.builds.append(Build(release, cells, self.executor, path))
 
+    def snapshots(self) -> list[BuildProgress]:
+        """Every build's snapshot, taken while no event is being counted."""
+        with self._lock:
+            return [build.snapshot() for build in self.builds]
+
     def _of(self, cell: Cell) -> list[Build]:
         return [b for b in self.builds if cell.id in b.ids]
 

@@ -176,9 +176,12 @@ def _start_live(tracker: Tracker) -> Any:
     from rich.live import Live
 
     def render() -> Any:
-        return Group(*[_rich_table(b.snapshot()) for b in tracker.builds])
+        return Group(*[_rich_table(snap) for snap in tracker.snapshots()])
 
-    live = Live(get_renderable=render, console=Console(stderr=True), refresh_per_second=4,
+    # The console writes to the terminal's stderr itself, never to whatever sys.stderr is
+    # later: doit swaps in its own writer while an action runs, which would loop back here.
+    console = Console(file=sys.stderr)
+    live = Live(get_renderable=render, console=console, refresh_per_second=4,
                 redirect_stdout=True, redirect_stderr=True, transient=True)  # fmt: skip
     live.start()
     return live

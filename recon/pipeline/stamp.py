@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,13 +37,42 @@ DOIT_COMMANDS = frozenset({"list", "info", "forget", "clean", "ignore", "dumpdb"
 ALWAYS = frozenset({"-a", "--always-execute", "--always"})
 
 
+# doit's options that take a value as the next argument (``doit help run``).
+VALUED = frozenset({"-v", "-r", "-o", "-n", "-P", "-f", "-d", "--verbosity", "--reporter",
+                    "--output-file", "--process", "--parallel-type", "--failure-verbosity",
+                    "--db-file", "--backend", "--check_file_uptodate", "--file",
+                    "--dir"})  # fmt: skip
+
+
+def positional(argv: Sequence[str]) -> list[str]:
+    """doit's command line without its options (nor their values) and variables."""
+    found: list[str] = []
+    args = iter(argv[1:])
+    for arg in args:
+        if arg in VALUED:
+            next(args, None)
+        elif not arg.startswith("-") and "=" not in arg:
+            found.append(arg)
+    return found
+
+
 def plain_run(argv: Sequence[str]) -> bool:
     """Whether doit's command line is a plain ``run`` (the default command)."""
-    args = list(argv[1:])
-    if ALWAYS & set(args):
+    if ALWAYS & set(argv[1:]):
         return False
-    positional = [a for a in args if not a.startswith("-") and "=" not in a]
-    return not positional or positional[0] not in DOIT_COMMANDS
+    named = positional(argv)
+    return not named or named[0] not in DOIT_COMMANDS
+
+
+def requested(argv: Sequence[str], releases: Collection[str]) -> set[str]:
+    """The releases a plain run builds: those named ``release:<id>``; every release when
+    no task is named (doit's default tasks), ``release`` is, or a cell is (its release
+    is not known here)."""
+    named = [a for a in positional(argv) if a != "run"]
+    ids = {a.removeprefix("release:") for a in named if a.startswith("release:")}
+    if not named or len(ids) < len(named):
+        return set(releases)
+    return ids
 
 
 class ReleaseStamp:

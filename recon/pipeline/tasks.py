@@ -22,7 +22,7 @@ from recon.pipeline.keys import KIND_MODULES
 from recon.pipeline.progress import Tracker
 from recon.pipeline.project import Project
 from recon.pipeline.publish import FILES, publish
-from recon.pipeline.stamp import ReleaseStamp, plain_run, project_files
+from recon.pipeline.stamp import ReleaseStamp, plain_run, project_files, requested
 from recon.pipeline.view import ProgressReporter, choose_view
 from recon.release import lock
 from recon.store import digest_json
@@ -177,10 +177,14 @@ class Pipeline:
         return ReleaseStamp(path, facts, files)
 
     def stamps_hold(self) -> bool:
-        """A plain run, every release buildable, and each release's stamp holding."""
-        if not self.roots or self.refused or not plain_run(sys.argv):
+        """A plain run, and the stamp of each release it builds holding (a release it
+        does not build, such as one never built, has no say)."""
+        if not self.roots or not plain_run(sys.argv):
             return False
-        return all(self.stamp(rid).holds() for rid in self.roots)
+        wanted = requested(sys.argv, set(self.roots) | set(self.refused))
+        if not wanted or wanted - set(self.roots):  # a refused or unknown release
+            return False
+        return all(self.stamp(rid).holds() for rid in wanted)
 
     def save_stamps(self, releases: list[str], executed: bool) -> None:
         """After a build with no failure: stamp each built release with no attempt

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from recon.pipeline.stamp import ReleaseStamp, plain_run
+from recon.pipeline.stamp import ReleaseStamp, plain_run, requested
 from recon.store.statcache import RACY_NS
 from tests.conftest import Build, clone_built, doit
 
@@ -20,6 +20,15 @@ def test_only_a_plain_run_takes_the_fast_path() -> None:
     assert not plain_run(["doit", "-a", "release:demo"])
     assert not plain_run(["doit", "list", "--all"]) and not plain_run(["doit", "info", "x"])
     assert not plain_run(["doit", "forget", "release:demo"])
+    assert not plain_run(["doit", "-n", "2", "list"]) and plain_run(["doit", "-v", "2", "run"])
+
+
+def test_only_the_releases_a_run_builds_need_their_stamp() -> None:
+    both = {"demo", "suite"}
+    assert requested(["doit", "release:demo", "executor=ray"], both) == {"demo"}
+    assert requested(["doit", "-n", "2", "run", "release:suite"], both) == {"suite"}
+    assert requested(["doit"], both) == both and requested(["doit", "release"], both) == both
+    assert requested(["doit", "release:demo", "capture:demo-native.x.todomvc.1"], both) == both
 
 
 def test_a_stamp_holds_until_a_stat_key_or_a_fact_moves(tmp_path: Path) -> None:

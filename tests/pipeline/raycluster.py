@@ -1,10 +1,12 @@
 """A real Ray cluster on 127.0.0.1 for tests: ``ray start --head --block`` in its own
 session, two worker processes (2 CPUs, 2 ``browser``), token authentication with a token
 of its own, its temp folder and object store files in a temporary folder. Stopped by
-killing its own process group (never ``ray stop``, which would stop other clusters)."""
+killing every process group of its own session (Ray starts each worker in a process group
+of its own; never ``ray stop``, which would stop other clusters)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import signal
@@ -32,7 +34,7 @@ class Cluster:
     def worker_pids(self) -> list[int]:
         """The cluster's Python worker processes (Ray names them ``ray::…``)."""
         found = []
-        for pid in _group(self.head.pid):
+        for pid in _session(self.head.pid):
             try:
                 cmd = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0]
             except OSError:
@@ -42,16 +44,26 @@ class Cluster:
         return found
 
 
-def _group(pgid: int) -> list[int]:
+def _session(sid: int) -> list[int]:
+    """The processes of session ``sid``: the head's own, begun with ``start_new_session``."""
     pids = []
     for entry in os.scandir("/proc"):
         if entry.name.isdigit():
             try:
-                if os.getpgid(int(entry.name)) == pgid:
+                if os.getsid(int(entry.name)) == sid:
                     pids.append(int(entry.name))
             except OSError:
                 continue
     return pids
+
+
+def _groups(sid: int) -> set[int]:
+    """The process groups of session ``sid`` (the head's, and one per Ray worker)."""
+    found = set()
+    for pid in _session(sid):
+        with contextlib.suppress(OSError):
+            found.add(os.getpgid(pid))
+    return found
 
 
 def _free_port() -> int:
@@ -106,15 +118,19 @@ def _wait_ready(cluster: Cluster) -> None:
 
 
 def _stop(head: subprocess.Popen[bytes]) -> None:
-    """SIGTERM to the cluster's own process group; SIGKILL what is left after 20 s."""
+    """SIGTERM to every process group of the cluster's session; SIGKILL what is left
+    after 20 s."""
     for sig, wait in ((signal.SIGTERM, 20.0), (signal.SIGKILL, 10.0)):
-        try:
-            os.killpg(head.pid, sig)
-        except ProcessLookupError:
+        groups = _groups(head.pid)
+        if not groups:
             return
+        for pgid in groups:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pgid, sig)
         deadline = time.monotonic() + wait
-        while time.monotonic() < deadline and _group(head.pid):
+        while time.monotonic() < deadline and _session(head.pid):
             time.sleep(0.2)
             head.poll()
-        if not _group(head.pid):
+        if not _session(head.pid):
+            head.poll()
             return

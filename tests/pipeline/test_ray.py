@@ -139,7 +139,11 @@ def test_killed_worker_mid_attempt_is_one_harness_failure_then_one_retry(
     while worker is None and time.monotonic() < deadline and proc.poll() is None:
         worker = ray_worker_running(cluster, b"scripted/slow.py")
         time.sleep(0.1)
-    assert worker is not None, "the slow agent never ran on a Ray worker"
+    if worker is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate(timeout=60)
+        raise AssertionError(f"the slow agent never ran on a Ray worker:\n{out}\n{err}")
     os.kill(worker, signal.SIGKILL)
     out, err = proc.communicate(timeout=1200)
     assert proc.returncode == 0, out + err

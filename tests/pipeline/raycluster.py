@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 RAY = Path(sys.executable).with_name("ray")
 START_TIMEOUT_S = 300
@@ -84,8 +85,31 @@ def cluster_env(folder: Path) -> dict[str, str]:
     }
 
 
+STARTS = 3  # Ray gives its raylet a fixed 30 s to register: on a busy machine, start again
+
+
 @contextmanager
 def ray_cluster(cpus: int = 2) -> Iterator[Cluster]:
+    for start in range(1, STARTS + 1):
+        cluster, log = _start(cpus)
+        try:
+            _wait_ready(cluster)
+            break
+        except RuntimeError:
+            _stop(cluster.head)
+            log.close()
+            subprocess.run(["rm", "-rf", str(cluster.folder)], check=False)
+            if start == STARTS:
+                raise
+    try:
+        yield cluster
+    finally:
+        _stop(cluster.head)
+        log.close()
+        subprocess.run(["rm", "-rf", str(cluster.folder)], check=False)
+
+
+def _start(cpus: int) -> tuple[Cluster, IO[bytes]]:
     folder = Path(tempfile.mkdtemp(prefix="rt-", dir="/tmp"))  # short: unix socket paths
     env = cluster_env(folder)
     port = _free_port()
@@ -93,17 +117,10 @@ def ray_cluster(cpus: int = 2) -> Iterator[Cluster]:
             f"--port={port}", f"--num-cpus={cpus}", f'--resources={{"browser": {cpus}}}',
             "--object-store-memory=200000000", f"--plasma-directory={folder}",
             f"--temp-dir={folder / 'r'}", "--disable-usage-stats"]  # fmt: skip
-    log = open(folder / "head.log", "wb")  # noqa: SIM115 (closed below)
+    log = open(folder / "head.log", "wb")  # noqa: SIM115 (closed by the caller)
     head = subprocess.Popen(argv, env={**os.environ, **env}, stdout=log, stderr=subprocess.STDOUT,
                             start_new_session=True)  # fmt: skip
-    cluster = Cluster(f"127.0.0.1:{port}", env, head, folder)
-    try:
-        _wait_ready(cluster)
-        yield cluster
-    finally:
-        _stop(head)
-        log.close()
-        subprocess.run(["rm", "-rf", str(folder)], check=False)
+    return Cluster(f"127.0.0.1:{port}", env, head, folder), log
 
 
 def _wait_ready(cluster: Cluster) -> None:

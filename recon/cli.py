@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from recon.curate.commands import register as register_case_commands
 from recon.errors import EXIT_BAD_INPUT, ConfigError, ReconError, StoreError
 from recon.pipeline.commands import register as register_build_commands
 from recon.pipeline.project import Project
@@ -288,6 +289,7 @@ def build_parser() -> argparse.ArgumentParser:
         "into store/deps/ with npm and pip; a no-op when already there",
     )
     deps_fetch.set_defaults(handler=cmd_deps_fetch)
+    register_case_commands(sub, add)
     register_release_commands(sub, add)
     register_site_commands(sub, add)
     register_build_commands(sub, add)

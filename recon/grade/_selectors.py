@@ -164,7 +164,7 @@ def find(region: Region, dom: Dom) -> tuple[Element | None, int, str | None]:
             0,
             (
                 f"selector: {selector!r} matches nothing in the reference "
-                f"({region.viewport}); fix the selector or give a box"
+                f"({region.viewport}){_roles_present(query, dom)}; fix the selector or give a box"
             ),
         )
     if len(found) <= query.nth:
@@ -178,6 +178,17 @@ def find(region: Region, dom: Dom) -> tuple[Element | None, int, str | None]:
             ),
         )
     return found[query.nth], len(found), None
+
+
+def _roles_present(query: _Query, dom: Dom) -> str:
+    """When a role matched nothing: the roles chromium computed for the elements of the
+    query's tag (or of the whole page), so the curator sees that ``img`` is ``image``."""
+    if query.role is None:
+        return ""
+    pool = [e for e in dom if query.tag is None or e.get("tag") == query.tag] or list(dom)
+    roles = sorted({str(e["role"]) for e in pool if e.get("role")})
+    whose = f"<{query.tag}> elements" if query.tag and len(pool) < len(dom) else "the page"
+    return f"; roles present on {whose}: {', '.join(roles) or 'none'}"
 
 
 def element_of(element: Element, dom: Dom) -> tuple[str, Box, int]:

@@ -79,6 +79,7 @@ class Assertion(Strict):
     match: Match | None = None
     weight: Weight = 1.0
     label: Label | None = None  # public: shown on run pages (recon.model.labels)
+    discriminates: bool = False  # `recon case validate` requires it to fail on the starter
 
     @field_validator("match", mode="before")
     @classmethod
@@ -215,11 +216,16 @@ class Workflow(Strict):
     steps: list[WorkflowItem] = Field(min_length=1, max_length=200)
     weight: Weight = 1.0
     label: Label | None = None  # public: shown on run pages (recon.model.labels)
+    discriminates: bool = False  # `recon case validate` requires it to fail on the starter
 
     @model_validator(mode="after")
     def _has_checkpoint(self) -> Workflow:
-        if not any(isinstance(s, Checkpoint) for s in self.steps):
+        checkpoints = [s.id for s in self.steps if isinstance(s, Checkpoint)]
+        if not checkpoints:
             raise ValueError("a workflow needs at least one checkpoint; add one")
+        twice = sorted({c for c in checkpoints if checkpoints.count(c) > 1})
+        if twice:
+            raise ValueError(f"checkpoint ids {twice} are used twice; rename the repeats")
         secrets = [secret for step in self.steps for secret in step.secrets()]
         refuse(self.label, secrets, "a selector or value of its steps")
         return self
@@ -294,11 +300,12 @@ class Grading(Versioned):
     @model_validator(mode="after")
     def _consistent(self) -> Grading:
         ids = [a.id for a in self.assertions] + [r.id for r in self.regions]
-        ids += [w.id for w in self.workflows]
+        ids += [w.id for w in self.workflows] + [a.id for a in self.preservation.assertions]
         dupes = sorted({i for i in ids if ids.count(i) > 1})
         if dupes:
             raise ValueError(
-                f"ids must be unique across regions, assertions and workflows: {dupes}; "
+                f"ids must be unique across regions, assertions, workflows and preservation "
+                f"assertions: {dupes}; "
                 "rename the repeats"
             )
         known = {r.id for r in self.regions}

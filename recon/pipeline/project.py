@@ -96,23 +96,28 @@ class Project:
     def cases(self) -> dict[str, LoadedCase]:
         found: dict[str, LoadedCase] = {}
         for path in sorted((self.root / "cases").glob("*/case.yaml")):
-            case = load_yaml(Case, path)
-            if case.id != path.parent.name:
-                raise ConfigError(
-                    f"{shown(path)}: id: {case.id!r} does not match its folder "
-                    f"{path.parent.name!r}; rename one of them"
-                )
-            sealed = self.sealed_dir(case.id)
-            loaded = LoadedCase(
-                case=case,
-                folder=path.parent,
-                contract=load_yaml(Contract, path.parent / "public" / "contract.yaml"),
-                grading=load_yaml(Grading, sealed / "grading.yaml"),
-                sealed=sealed,
-            )
-            _cross_check(loaded)
-            found[case.id] = loaded
+            loaded = self.load_case(path)
+            found[loaded.id] = loaded
         return found
+
+    def load_case(self, path: Path) -> LoadedCase:
+        """One case from its ``case.yaml``, cross-checked; the first problem raises."""
+        case = load_yaml(Case, path)
+        if case.id != path.parent.name:
+            raise ConfigError(
+                f"{shown(path)}: id: {case.id!r} does not match its folder "
+                f"{path.parent.name!r}; rename one of them"
+            )
+        sealed = self.sealed_dir(case.id)
+        loaded = LoadedCase(
+            case=case,
+            folder=path.parent,
+            contract=load_yaml(Contract, path.parent / "public" / "contract.yaml"),
+            grading=load_yaml(Grading, sealed / "grading.yaml"),
+            sealed=sealed,
+        )
+        _cross_check(loaded)
+        return loaded
 
     @cached_property
     def entries(self) -> dict[str, Entry]:

@@ -1,0 +1,92 @@
+"""The curator commands of ``recon``: ``case validate|ladder|inspect|new|freeze``.
+
+Kept apart from :mod:`recon.cli`, which calls :func:`register` once.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+
+from recon.pipeline.project import Project
+
+Handler = Callable[[argparse.Namespace], int]
+Add = Callable[[str, Handler, str], argparse.ArgumentParser]
+
+VALIDATE_HELP = (
+    "check the named cases (default: every case) and print every problem in one run, "
+    "rendering only those cases: files parse, provenance pins the reference, no public file "
+    "refers to sealed material, the starter builds offline, the reference reaches every "
+    "state and passes every sealed check at every viewport and every workflow, the evidence "
+    "is what the reference renders now, every check marked `discriminates: true` fails on "
+    "the starter and no preservation check fails on it already; exit 2 if there is a problem"
+)
+
+
+def cmd_case_validate(args: argparse.Namespace) -> int:
+    from recon.curate.validate import check
+
+    project = Project.open(Path(args.root))
+    count = check(project, args.cases, render=args.render)
+    rendered = "rendered and " if args.render else ""
+    print(f"ok: {count} case(s) {rendered}validated")
+    return 0
+
+
+def cmd_case_new(args: argparse.Namespace) -> int:
+    from recon.curate.scaffold import scaffold
+
+    root = Path(args.root)
+    for path in scaffold(root, args.case):
+        print(path)
+    if args.evidence:
+        _render_evidence(root, args.case)
+    print(
+        f"scaffolded cases/{args.case}: fill in what its comments say, then run "
+        f"`recon case validate {args.case}`"
+    )
+    return 0
+
+
+def _render_evidence(root: Path, case_id: str) -> None:
+    from recon.curate.freeze import render_evidence
+
+    project = Project.open(root)
+    case = project.load_case(root / "cases" / case_id / "case.yaml")
+    for path in render_evidence(case.reference, case.public, case.contract):
+        print(path)
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], add: Add) -> None:
+    case = add("case", lambda a: 0, "curator commands: validate, ladder, inspect, new, freeze")
+    case_sub = case.add_subparsers(dest="case_command", required=True, metavar="ACTION")
+
+    def action(name: str, handler: Handler, help_text: str) -> argparse.ArgumentParser:
+        p = case_sub.add_parser(name, help=help_text, description=help_text)
+        p.set_defaults(handler=handler)
+        return p
+
+    validate = action("validate", cmd_case_validate, VALIDATE_HELP)
+    validate.add_argument("cases", nargs="*", metavar="ID", help="case ids (default: all)")
+    validate.add_argument(
+        "--no-render",
+        dest="render",
+        action="store_false",
+        help="only the file checks and the starter build (no browser)",
+    )
+
+    new = action(
+        "new",
+        cmd_case_new,
+        "scaffold cases/<id>: case.yaml, brief, contract, starter, sealed grading and "
+        "reference, provenance, with comments that say what to fill in; then render its "
+        "evidence. The scaffold passes `recon case validate` as written",
+    )
+    new.add_argument("case", metavar="ID", help="the new case's id (lower case, digits, -)")
+    new.add_argument(
+        "--no-evidence",
+        dest="evidence",
+        action="store_false",
+        help="do not render the evidence (no browser)",
+    )

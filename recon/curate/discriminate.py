@@ -1,0 +1,128 @@
+"""The rendered half of ``recon case validate``: the reference, its evidence and the starter.
+
+- the reference is the fixed point of its grade (:func:`recon.pipeline.casecheck.problems`:
+  states, regions, assertions at every viewport, workflows);
+- ``public/evidence/`` is what the reference renders now (every file the evidence command
+  would write, byte for byte; rendering is deterministic);
+- a check marked ``discriminates: true`` fails on the starter: an assertion at one contract
+  viewport at least, a workflow at one checkpoint at least or by a failing step. One that
+  passes on the starter too is reported: it does not tell a solution from the starter;
+- no preservation assertion fails on the starter: preservation scores only what passed
+  before the change, so such a check silently scores nothing.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from recon.model.base import shown
+from recon.model.contract import VIEWPORTS
+from recon.pipeline.project import LoadedCase
+
+if TYPE_CHECKING:  # playwright loads only when cases are rendered
+    from playwright.sync_api import Browser
+
+    from recon.render import Reader, Viewport
+
+FIX_DISCRIMINATE = "make the check test what the task changes, or drop `discriminates: true`"
+
+
+def rendered_problems(case: LoadedCase, starter: Path) -> list[str]:
+    """Problems seen by rendering the reference and the starter's build ``starter``."""
+    from recon.curate.freeze import folder_reader
+    from recon.pipeline.casecheck import problems
+    from recon.render import open_browser
+
+    found = problems(case)
+    found += evidence_drift(case)
+    read = folder_reader(starter)
+    with open_browser() as browser:
+        found += discrimination(browser, read, case)
+        found += preservation_on_starter(browser, read, case)
+    return found
+
+
+def evidence_drift(case: LoadedCase) -> list[str]:
+    """Committed evidence files that differ from what the reference renders now."""
+    from recon.curate.freeze import EVIDENCE, render_evidence
+    from recon.errors import ConfigError
+
+    committed = case.public / EVIDENCE
+    fix = f"run `recon curate evidence {case.id}`"
+    with tempfile.TemporaryDirectory(prefix="recon-evidence-") as tmp:
+        try:
+            written = render_evidence(case.reference, Path(tmp), case.contract)
+        except ConfigError as err:
+            return str(err).splitlines()
+        fresh = Path(tmp) / EVIDENCE
+        found = []
+        for path in written:
+            rel = path.relative_to(fresh)
+            mine = committed / rel
+            if not mine.is_file():
+                found.append(f"{shown(mine)}: missing (the contract declares it); {fix}")
+            elif mine.read_bytes() != path.read_bytes():
+                found.append(f"{shown(mine)}: differs from the reference rendered now; {fix}")
+    return found
+
+
+def _viewport(name: str) -> Viewport:
+    from recon.render import Viewport
+
+    vp = VIEWPORTS[name]
+    return Viewport(vp.name, vp.width, vp.height)
+
+
+def discrimination(browser: Browser, read: Reader, case: LoadedCase) -> list[str]:
+    """Checks marked ``discriminates: true`` that pass on the starter."""
+    from recon.render import run_checks, run_workflow
+
+    where = shown(case.grading_file)
+    route = case.contract.routes[0]
+    marked = [a for a in case.grading.assertions if a.discriminates]
+    failed_somewhere = {a.id: False for a in marked}
+    for vp in case.contract.viewports if marked else []:
+        results = run_checks(browser, read, route, _viewport(vp.name), marked)
+        for result in results:
+            failed_somewhere[result.id] |= not result.passed
+    found = [
+        f"{where}: assertions ({ident}): marked `discriminates: true` but passes on the "
+        f"starter too (at every viewport); {FIX_DISCRIMINATE}"
+        for ident, failed in failed_somewhere.items()
+        if not failed
+    ]
+    for i, wf in enumerate(case.grading.workflows):
+        if not wf.discriminates:
+            continue
+        run = run_workflow(browser, read, wf, _viewport(wf.viewport))
+        failed = run.failure is not None or any(
+            not r.passed for results in run.results.values() for r in results
+        )
+        if not failed:
+            found.append(
+                f"{where}: workflows[{i}] ({wf.id}): marked `discriminates: true` but every "
+                f"checkpoint passes on the starter too; {FIX_DISCRIMINATE}"
+            )
+    return found
+
+
+def preservation_on_starter(browser: Browser, read: Reader, case: LoadedCase) -> list[str]:
+    """Preservation assertions the starter already fails (where the probe checks them:
+    the first route at the first viewport)."""
+    from recon.render import run_checks
+
+    checks = case.grading.preservation.assertions
+    if not checks:
+        return []
+    where = shown(case.grading_file)
+    vp = case.contract.viewports[0].name
+    results = run_checks(browser, read, case.contract.routes[0], _viewport(vp), checks)
+    return [
+        f"{where}: preservation.assertions ({r.id}): fails on the starter already at {vp} "
+        f"(observed: {r.observed!r}), so preservation never scores it; protect what the "
+        "starter does, or move the check to assertions"
+        for r in results
+        if not r.passed
+    ]

@@ -9,6 +9,7 @@ import argparse
 from collections.abc import Callable
 from pathlib import Path
 
+from recon.errors import ConfigError
 from recon.pipeline.project import Project
 
 Handler = Callable[[argparse.Namespace], int]
@@ -22,6 +23,9 @@ VALIDATE_HELP = (
     "is what the reference renders now, every check marked `discriminates: true` fails on "
     "the starter and no preservation check fails on it already; exit 2 if there is a problem"
 )
+
+
+_SELECTOR_GRAMMAR = 'tag, [role=...], [aria-label=...], :has-text("..."), >> nth=N'
 
 
 def cmd_case_validate(args: argparse.Namespace) -> int:
@@ -58,6 +62,21 @@ def _render_evidence(root: Path, case_id: str) -> None:
         print(path)
 
 
+def cmd_case_inspect(args: argparse.Namespace) -> int:
+    from recon.curate.inspect import inspect
+
+    root = Path(args.root)
+    case_file = root / "cases" / args.case / "case.yaml"
+    if not case_file.is_file():
+        raise ConfigError(f"{case_file}: no such case; check the id")
+    case = Project.open(root).load_case(case_file)
+    seen = inspect(case, args.viewport, args.selector, args.route)
+    print(seen.header)
+    for line in [*seen.tree, *seen.matches]:
+        print(line)
+    return 0
+
+
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], add: Add) -> None:
     case = add("case", lambda a: 0, "curator commands: validate, ladder, inspect, new, freeze")
     case_sub = case.add_subparsers(dest="case_command", required=True, metavar="ACTION")
@@ -89,4 +108,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], add: Add)
         dest="evidence",
         action="store_false",
         help="do not render the evidence (no browser)",
+    )
+
+    look = action(
+        "inspect",
+        cmd_case_inspect,
+        "render a case's sealed reference and print its accessibility tree with chromium's "
+        "computed roles and names (an <img> is `image`, a <header> `banner`); with "
+        "--selector, every element a region selector matches and the one a region scores",
+    )
+    look.add_argument("case", metavar="ID", help="case id")
+    look.add_argument("--viewport", help="contract viewport (default: the first)")
+    look.add_argument("--route", help="contract route (default: the first)")
+    look.add_argument(
+        "--selector",
+        help=f"a region selector to resolve ({_SELECTOR_GRAMMAR})",
     )

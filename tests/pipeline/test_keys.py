@@ -48,6 +48,7 @@ TABLE: list[tuple[str, frozenset[str]]] = [
     ("pipeline/matrix.py", frozenset({"oracle", "capture", "grade", "site"})),
     ("pipeline/*", frozenset()),  # the runner, keys, graph and doit glue compute no output
     # the renderer (its fonts too) re-keys every render kind, the grader only grades
+    ("render/inspect.py", frozenset()),  # `recon case inspect`: a command, no cell
     ("render/*", RENDER),
     ("grade/cards/*", frozenset()),  # metric cards: documents, not code
     # the site's difference heatmap is the grader's per-pixel SSIM (importing it runs the

@@ -58,7 +58,7 @@ def inspect(
 
 def matches(selector: str, viewport: str, dom: list[Element]) -> list[str]:
     """What ``selector`` matches in ``dom``, as a region resolves it."""
-    region = Region(id="inspect", selector=selector, viewport=viewport)  # type: ignore[arg-type]
+    region = Region(id="inspect", selector=selector, viewport=viewport)
     element, count, problem = _selectors.find(region, dom)
     query = _selectors.parse(selector)
     if element is None or query is None:

@@ -77,6 +77,35 @@ def cmd_case_inspect(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_case_freeze(args: argparse.Namespace) -> int:
+    from recon.curate.reference import freeze_reference
+    from recon.curate.sources import fetch
+
+    root = Path(args.root)
+    project = Project.open(root)
+    folder = root / "cases" / args.case
+    if not (folder / "case.yaml").is_file():
+        raise ConfigError(
+            f"{folder / 'case.yaml'}: no such case; scaffold it with `recon case new {args.case}`"
+        )
+    fetched = fetch(args.source, root)
+    done = freeze_reference(folder, project.sealed_dir(args.case), fetched, args.notes)
+    source = f"{fetched.kind} {fetched.package}@{fetched.version} ({fetched.integrity})"
+    if done.unchanged:
+        print(
+            f"unchanged: {len(fetched.files)} file(s) of {source}, identical digests; "
+            f"case version {done.version}"
+        )
+    else:
+        print(
+            f"froze {len(fetched.files)} file(s) of {source} as case version {done.version}: "
+            f"{len(done.added)} added, {len(done.changed)} changed, {len(done.removed)} removed"
+        )
+    if args.evidence:
+        _render_evidence(root, args.case)
+    return 0
+
+
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], add: Add) -> None:
     case = add("case", lambda a: 0, "curator commands: validate, ladder, inspect, new, freeze")
     case_sub = case.add_subparsers(dest="case_command", required=True, metavar="ACTION")
@@ -123,4 +152,24 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], add: Add)
     look.add_argument(
         "--selector",
         help=f"a region selector to resolve ({_SELECTOR_GRAMMAR})",
+    )
+
+    freeze = action(
+        "freeze",
+        cmd_case_freeze,
+        "pin the authoritative artifact as a case's sealed reference: SOURCE is a folder, "
+        "npm:<pkg>@<version>[:<path>] (npm pack), deb:<pkg>=<version>[:<path>] (apt-get "
+        "download) or a URL (refused when no network reaches it); writes the reference and "
+        "provenance.yaml (source, version, integrity, every file's blake3, notes, version "
+        "history), then renders the evidence. The same inputs give identical digests; "
+        "changed files bump the case version",
+    )
+    freeze.add_argument("case", metavar="ID", help="case id (scaffold it first: `recon case new`)")
+    freeze.add_argument("--from", dest="source", required=True, metavar="SOURCE", help="where from")
+    freeze.add_argument("--notes", help="curator notes for provenance (default: keep the old ones)")
+    freeze.add_argument(
+        "--no-evidence",
+        dest="evidence",
+        action="store_false",
+        help="do not render the evidence (no browser)",
     )

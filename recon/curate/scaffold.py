@@ -116,8 +116,9 @@ PAGE = """\
 REFERENCE_NOTE = "The sealed reference: replace it with `recon case freeze ID --from SOURCE`."
 STARTER_NOTE = "The public starter: what the Candidate starts from."
 
+SCAFFOLD_NOTE = "Scaffolded by `recon case new`"
 PROVENANCE_NOTE = (
-    "Scaffolded by `recon case new`: the reference is a placeholder authored locally. "
+    f"{SCAFFOLD_NOTE}: the reference is a placeholder authored locally. "
     "Replace it with `recon case freeze {id} --from SOURCE` (a folder, npm:<pkg>@<ver>, "
     "deb:<pkg>=<ver>), which rewrites this file with the source's pin and every file's blake3."
 )

@@ -106,6 +106,33 @@ def cmd_case_freeze(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_case_ladder(args: argparse.Namespace) -> int:
+    from recon.curate.ladder_run import run
+
+    project = Project.open(Path(args.root))
+    project.validate()
+    ids = sorted(project.cases) if args.all else list(args.cases)
+    if not ids:
+        raise ConfigError("case ladder: name case ids or give --all")
+    unknown = [i for i in ids if i not in project.cases]
+    if unknown:
+        known = ", ".join(sorted(project.cases))
+        raise ConfigError(f"cases/{unknown[0]}/case.yaml: no such case (known: {known})")
+    broken = 0
+    results, cells = run(project, ids, jobs=args.jobs)
+    for result in results:
+        print(result.report)
+        for found in result.breaks:
+            print(f"  BROKEN: {found.line(result.case)}")
+        print(f"  {'ordered' if not result.breaks else 'NOT ordered'}")
+        broken += bool(result.breaks)
+    print(
+        f"{len(ids) - broken} of {len(ids)} ladder(s) ordered; cells: {cells.ran} ran, "
+        f"{cells.reused} reused from the store"
+    )
+    return 1 if broken else 0
+
+
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], add: Add) -> None:
     case = add("case", lambda a: 0, "curator commands: validate, ladder, inspect, new, freeze")
     case_sub = case.add_subparsers(dest="case_command", required=True, metavar="ACTION")
@@ -172,4 +199,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], add: Add)
         dest="evidence",
         action="store_false",
         help="do not render the evidence (no browser)",
+    )
+
+    ladder = action(
+        "ladder",
+        cmd_case_ladder,
+        "grade each case's validity ladder (reference, faithful answer, recoloured, shifted, "
+        "missing, blank, and the two evidence cheats) as doit cells in the project's store, "
+        "cached like any other; print the table of totals and dimensions; exit 1 naming the "
+        "step and dimension where the order breaks",
+    )
+    ladder.add_argument("cases", nargs="*", metavar="ID", help="case ids")
+    ladder.add_argument("--all", action="store_true", help="every case of the project")
+    ladder.add_argument(
+        "-n", "--jobs", type=int, default=2, help="doit worker threads (default: 2)"
     )

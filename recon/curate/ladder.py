@@ -229,6 +229,15 @@ def measure(browser: Browser, reference: Tree, tree: Tree, target: Target) -> in
     return changed_pixels(before, after, target.box)
 
 
+def renders_alike(browser: Browser, a: Tree, b: Tree, target: Target) -> bool:
+    """Whether two trees render the same full page at the target region's viewport (a
+    ``missing`` step that leaves the blank page tests nothing ``blank`` does not)."""
+    first, second = (_render(browser, t, target.region) for t in (a, b))
+    height = max(first.shape[0], second.shape[0])
+    width = max(first.shape[1], second.shape[1])
+    return bool(np.array_equal(_padded(first, height, width), _padded(second, height, width)))
+
+
 def require_change(step: str, target: Target, changed: int) -> int:
     """``changed``, or :class:`LadderError` when it is below ``MIN_CHANGED_PX``."""
     if changed < MIN_CHANGED_PX:

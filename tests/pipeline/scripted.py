@@ -8,14 +8,8 @@ from typing import Any
 
 import yaml
 
+from recon.curate.ladder_run import COPY_AGENT
 from recon.store import Store
-
-COPY_AGENT = """import shutil, sys
-from pathlib import Path
-shutil.copytree(Path(sys.argv[1]), Path(sys.argv[2]) / "site", dirs_exist_ok=True)
-print("turns: 1")
-print("tool_calls: 1")
-"""
 
 
 def copy_entry(project: Path, entry_id: str, tree: dict[str, bytes]) -> str:

@@ -128,7 +128,7 @@ def cmd_case_ladder(args: argparse.Namespace) -> int:
         broken += bool(result.breaks)
     print(
         f"{len(ids) - broken} of {len(ids)} ladder(s) ordered; cells: {cells.ran} ran, "
-        f"{cells.reused} reused from the store"
+        f"{cells.reused} reused from the store, {cells.up_to_date} doit task(s) up to date"
     )
     return 1 if broken else 0
 

@@ -54,8 +54,8 @@ def evidence_drift(case: LoadedCase) -> list[str]:
     with tempfile.TemporaryDirectory(prefix="recon-evidence-") as tmp:
         try:
             written = render_evidence(case.reference, Path(tmp), case.contract)
-        except ConfigError as err:
-            return str(err).splitlines()
+        except ConfigError as err:  # named as the case's own contract, not the scratch copy
+            return str(err).replace(shown(Path(tmp)), shown(case.public)).splitlines()
         fresh = Path(tmp) / EVIDENCE
         found = []
         for path in written:

@@ -60,10 +60,12 @@ class Result:
 
 @dataclass(frozen=True)
 class Cells:
-    """How many cells of the ladder build ran, and how many the store already had."""
+    """How many cells of the ladder build ran, how many the store already had, and how
+    many tasks doit found up to date (not even looked up)."""
 
     ran: int
     reused: int
+    up_to_date: int = 0
 
 
 def answer_folder(project: Project, case_id: str) -> Path:
@@ -195,7 +197,8 @@ def _doit(home: Path, project: Project, targets: list[str], jobs: int) -> Cells:
         raise HarnessError(f"the ladder build failed (doit {' '.join(targets)} in {home}):\n{tail}")
     ran = re.findall(r"^\[recon\] ran\s", done.stderr, re.MULTILINE)
     reused = re.findall(r"^\[recon\] reused\s", done.stderr, re.MULTILINE)
-    return Cells(len(ran), len(reused))
+    fresh = re.findall(r"^-- ", done.stdout, re.MULTILINE)
+    return Cells(len(ran), len(reused), len(fresh))
 
 
 def _grade(project: Project, case_id: str, variant: str) -> dict[str, Any]:

@@ -75,9 +75,11 @@ def test_the_command_exits_1_naming_the_step_and_dimension(
     code = main(["--root", str(REPO), "case", "ladder", "todomvc"])
     out = capsys.readouterr().out
     assert code == 1
-    assert "BROKEN: todomvc: ladder step 'missing', total: 0.720 is not below shifted's 0.700" in out
+    assert (
+        "BROKEN: todomvc: ladder step 'missing', total: 0.720 is not below shifted's 0.700" in out
+    )
     assert "BROKEN: todomvc: ladder step 'missing', functional/regional_visual:" in out
-    assert "0 of 1 ladder(s) ordered; cells: 3 ran, 40 reused from the store" in out
+    assert "0 of 1 ladder(s) ordered; cells: 3 ran, 40 reused from the store, 0 doit" in out
 
 
 def test_no_case_named_is_bad_input(capsys: pytest.CaptureFixture[str]) -> None:

@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from PIL import Image
 
+from recon.curate.pin import Tree, read_tree
 from recon.errors import ConfigError
 from recon.grade import _selectors
 from recon.grade._dom import Box
@@ -56,8 +57,6 @@ if TYPE_CHECKING:  # playwright loads only when a ladder is built
     from playwright.sync_api import Browser
 
     from recon.render import Viewport
-
-Tree = dict[str, bytes]
 
 LADDER = ("reference", "faithful", "recoloured", "shifted", "missing", "blank")
 DEFECTS = ("recoloured", "shifted", "missing")
@@ -88,15 +87,6 @@ class Target:
     region: Region
     box: Box  # in the reference's pixels at the region's viewport
     path: str  # the structural CSS path of its element in the reference
-
-
-def read_tree(folder: Path) -> Tree:
-    """Every file under ``folder``, by its relative POSIX path."""
-    return {
-        p.relative_to(folder).as_posix(): p.read_bytes()
-        for p in sorted(folder.rglob("*"))
-        if p.is_file()
-    }
 
 
 def target_region(grading: Grading) -> Region:

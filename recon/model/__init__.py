@@ -1,6 +1,7 @@
 """recon.model: one pydantic model per file format, each with a schema_version."""
 
 from recon.model.base import Strict, Versioned, describe, load_json, load_yaml, read_yaml, validate
+from recon.model.calibration import Calibration
 from recon.model.captures import PointCapture, ProbeResults
 from recon.model.case import Artifact, Case, Provenance
 from recon.model.contract import BuildStep, Contract, State, Viewport
@@ -8,6 +9,7 @@ from recon.model.entry import Agent, Budget, Entry, ModelPin, Sandbox
 from recon.model.grading import Assertion, Grading
 from recon.model.lock import LockVersion, ReleaseLock
 from recon.model.placeholders import PLACEHOLDERS
+from recon.model.preferences import Judgement, PageJudgement, PairKey
 from recon.model.progress import BuildProgress, EntryAttempts, KindCounts
 from recon.model.public import PUBLIC_TERMS, public_terms
 from recon.model.records import (
@@ -61,6 +63,10 @@ SCHEMAS: dict[str, type[Versioned]] = {
     "point-capture": PointCapture,
     "probe-results": ProbeResults,
     "build-progress": BuildProgress,
+    "calibration": Calibration,
+    "preference": Judgement,
+    "page-judgement": PageJudgement,
+    "pair-key": PairKey,
 }
 
 __all__ = [
@@ -78,6 +84,7 @@ __all__ = [
     "Budget",
     "BuildProgress",
     "BuildStep",
+    "Calibration",
     "Case",
     "CaseScore",
     "CellRecord",
@@ -91,6 +98,7 @@ __all__ = [
     "Estimate",
     "Grading",
     "Id",
+    "Judgement",
     "KindCounts",
     "LockVersion",
     "Manifest",
@@ -98,6 +106,8 @@ __all__ = [
     "ManifestInputs",
     "ModelPin",
     "Outcome",
+    "PageJudgement",
+    "PairKey",
     "Pointer",
     "Protocol",
     "Provenance",

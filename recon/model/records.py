@@ -162,6 +162,7 @@ class ManifestInputs(Strict):
     images: dict[str, Digest] = Field(default_factory=dict)  # backend -> sandbox recipe
     sources: dict[str, Digest] = Field(default_factory=dict)
     tools: dict[str, list[str]] = Field(default_factory=dict)
+    calibration: Digest | None = None  # releases/calibrations/<id>.yaml, when one is named
 
     def flat(self) -> dict[str, str]:
         """Every input as ``path -> digest or fact``: ``cases.home.public``, ``code.grade``,
@@ -172,6 +173,8 @@ class ManifestInputs(Strict):
             flat["definition"] = self.definition
         if self.withdrawals is not None:
             flat["withdrawals"] = self.withdrawals
+        if self.calibration is not None:
+            flat["calibration"] = self.calibration
         flat.update({f"toolchain.{tool}": v for tool, v in self.toolchain.items()})
         for case, digests in self.cases.items():
             flat.update({f"cases.{case}.{part}": d for part, d in digests.items()})

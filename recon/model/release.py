@@ -56,6 +56,9 @@ class ReleaseDef(Versioned):
     entries: list[Id] = Field(min_length=1, max_length=1000)
     protocol: Protocol
     aggregation: Aggregation = Field(default_factory=Aggregation)
+    calibration: Id | None = None
+    """A fitted calibration (``releases/calibrations/<id>.yaml``, sealed): its weights
+    replace each case's sealed weights in the grade cells (``recon calibrate fit``)."""
 
     @model_validator(mode="after")
     def _each_once(self) -> ReleaseDef:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from recon.errors import ConfigError
 from recon.model import ReleaseDef
+from recon.model.calibration import FOLDER as CALIBRATIONS
+from recon.model.calibration import path_of as calibration_path
 from recon.pipeline.cells import Cell
 from recon.pipeline.keys import KIND_MODULES, Codes
 from recon.pipeline.matrix import points
@@ -142,9 +145,33 @@ class Graph:
             )
         return cells
 
-    def graded(self, attempt: Cell, case: LoadedCase) -> tuple[Cell, Cell]:
+    def calibration(self, release: ReleaseDef) -> dict[str, str] | None:
+        """The release's named calibration (``releases/calibrations/<id>.yaml``): its id
+        and digest, a parameter of every grade cell of the release (None: none named)."""
+        if release.calibration is None:
+            return None
+        path = calibration_path(self.project.root, release.calibration)
+        if not path.is_file():
+            raise ConfigError(
+                f"releases/{release.id}.yaml: calibration: no {CALIBRATIONS}/"
+                f"{release.calibration}.yaml; fit it with `recon calibrate fit` or fix the id"
+            )
+        return {"id": release.calibration, "digest": self._digest(path)}
+
+    def graded(
+        self, attempt: Cell, case: LoadedCase, calibration: dict[str, str] | None = None
+    ) -> tuple[Cell, Cell]:
+        """The attempt's capture and grade cells. A calibrated grade is its own cell
+        (``<attempt>~<calibration>``): releases sharing a protocol may differ in it."""
         pts = _point_params(case)
         grading, gdigest = self._grading(case)
+        params: dict[str, Any] = {"case": case.id, "points": pts, "grading": gdigest}
+        files = [grading]
+        name = attempt.name
+        if calibration is not None:
+            params["calibration"] = calibration
+            files.append(str(calibration_path(self.project.root, calibration["id"])))
+            name = f"{attempt.name}~{calibration['id']}"
         capture = self._cell(
             "capture", attempt.name, {"points": pts}, {"attempt": attempt}, reads=BUILD_ONLY
         )
@@ -154,8 +181,8 @@ class Graph:
             oracles[f"oracle.{pt.id}"] = self.oracle(case, raw, pt.id)
         grade = self._cell(
             "grade",
-            attempt.name,
-            {"case": case.id, "points": pts, "grading": gdigest},
+            name,
+            params,
             {
                 "attempt": attempt,
                 "capture": capture,
@@ -165,7 +192,7 @@ class Graph:
                 **self.baseline(case, "reference"),
                 **self.baseline(case, "starter"),
             },
-            [grading],
+            files,
             reads=BUILD_ONLY,
         )
         return capture, grade
@@ -175,13 +202,14 @@ class Graph:
         attempts: dict[str, Cell] = {}
         grades: dict[str, Cell] = {}
         captures: dict[str, Cell] = {}
+        calibration = self.calibration(release)
         for case_id in release.cases:
             case = self.project.cases[case_id]
             for entry_id in release.entries:
                 for index in range(release.protocol.repeats):
                     cell = self.attempt(release, entry_id, case, index)
                     attempts[cell.name] = cell
-                    captures[cell.name], grades[cell.name] = self.graded(cell, case)
+                    captures[cell.name], grades[cell.name] = self.graded(cell, case, calibration)
         backends = self._backends(release)
         withdrawals = withdrawals_path(self.project.root, release.id)
         agg = self._cell(
@@ -272,6 +300,7 @@ class Graph:
             "toolchain": self.codes.toolchain(),
             "definition": digest_json(release.model_dump(mode="json")),
             "withdrawals": active_digest(self.project.root, release.id),
+            **({"calibration": c["digest"]} if (c := self.calibration(release)) else {}),
             "images": {
                 b: digest_json(self.image(b).params["recipe"]) for b in self._backends(release)
             },

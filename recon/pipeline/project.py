@@ -11,6 +11,9 @@ from pathlib import Path
 from recon.errors import ConfigError
 from recon.model import Case, Contract, Entry, Grading, Protocol, ReleaseDef, load_yaml
 from recon.model.base import shown
+from recon.model.calibration import FOLDER as CALIBRATIONS
+from recon.model.calibration import Calibration
+from recon.model.calibration import path_of as calibration_path
 from recon.model.grading import against_contract
 from recon.store import digest_json
 
@@ -182,6 +185,13 @@ class Project:
         return found
 
     def _check_refs(self, path: Path, release: ReleaseDef) -> None:
+        if release.id == CALIBRATIONS.name:
+            raise ConfigError(
+                f"{shown(path)}: id: {release.id!r} is the folder of calibrations "
+                f"({CALIBRATIONS}); give the release another id"
+            )
+        if release.calibration is not None:
+            self._check_calibration(path, release.calibration)
         for label, ids, known in (
             ("cases", release.cases, self.cases),
             ("entries", release.entries, self.entries),
@@ -206,6 +216,16 @@ class Project:
                     f"{shown(path)}: entries: {ident!r} runs on the native backend, which a formal "
                     "release refuses; pin a docker sandbox in its entry"
                 )
+
+    def _check_calibration(self, path: Path, calibration: str) -> None:
+        """The named calibration exists and loads (its weights are sealed: never shown)."""
+        file = calibration_path(self.root, calibration)
+        if not file.is_file():
+            raise ConfigError(
+                f"{shown(path)}: calibration: no {shown(file)}; fit one with "
+                f"`recon calibrate fit <prefs.jsonl> --id {calibration}` or fix the id"
+            )
+        load_yaml(Calibration, file)
 
     def release(self, release_id: str) -> ReleaseDef:
         try:

@@ -8,8 +8,9 @@ that moved, and its rank move with the entries it passed or was passed by. Pure.
 Causes are told apart: a kind's code digest moves with its source files (``code.<kind>``,
 when ``inputs.sources`` moved) or with a toolchain fact it runs on (``toolchain.chromium``,
 per ``inputs.tools``); a sealed grading moves with its checks (``cases.<c>.checks``) or
-only its calibration, the weights and thresholds (``cases.<c>.calibration``); an image is
-``images.<backend>``.
+only its calibration, the weights and thresholds (``cases.<c>.calibration``); a release's
+named calibration (``releases/calibrations/<id>.yaml``) is ``calibration``, the cause of
+every grade it moved; an image is ``images.<backend>``.
 """
 
 from __future__ import annotations
@@ -139,6 +140,7 @@ def causes(entry: str, cases: set[str], c: Changed) -> tuple[list[Cause], dict[s
         paths += _case_causes(case, c)
     attempts_moved = "attempt" in cells
     singles = [
+        ("calibration", "grade" in cells),
         (f"entries.{entry}", True),
         ("protocol", attempts_moved),
         ("withdrawals", entry in c.withdrawn),

@@ -17,8 +17,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from recon.errors import HarnessError
 from recon.grade.attempt import Build, Probed, View, decode_png
 from recon.grade.attempt import grade as grade_attempt
+from recon.model import Calibration, Grading, load_yaml
+from recon.model.calibration import path_of as calibration_path
 from recon.model.captures import PointCapture, PointFiles, ProbeResults
 from recon.pipeline.kinds._base import Produced, blob, skipped
 from recon.pipeline.matrix import Point
@@ -44,7 +47,7 @@ def grade(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
         return read_probed(store, inputs[f"{dep}.results"], inputs[f"{dep}.checkpoints"])
 
     table = grade_attempt(
-        loaded.grading,
+        calibrated(rt, loaded.grading, cell.params.get("calibration")),
         Build(candidate_views, probed("probe")),
         Build(reference_views, probed("reference-probe")),
         Build(read_views(store, inputs["starter-capture.captures"], pts), probed("starter-probe")),
@@ -54,6 +57,16 @@ def grade(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
     )
     table["checkpoint_shots"] = shot_digests(store, inputs["probe.checkpoints"])
     return Produced({"grade": blob(store, table)})
+
+
+def calibrated(rt: Runtime, grading: Grading, calibration: dict[str, str] | None) -> Grading:
+    """The case's sealed grading, its weights replaced by the release's calibration's."""
+    if calibration is None:
+        return grading
+    path = calibration_path(rt.project.root, calibration["id"])
+    if rt.stat.digest(path) != calibration["digest"]:
+        raise HarnessError(f"{path}: changed since the build was planned; run the build again")
+    return grading.model_copy(update={"weights": load_yaml(Calibration, path).weights})
 
 
 def shot_digests(store: Store, checkpoints: str) -> dict[str, str]:

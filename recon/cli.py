@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from recon.calibrate.commands import register as register_calibrate_commands
 from recon.curate.commands import register as register_case_commands
 from recon.errors import EXIT_BAD_INPUT, ConfigError, ReconError, StoreError
 from recon.pipeline.commands import register as register_build_commands
@@ -190,7 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="recon",
         description="recon — the ReconBench harness. Build releases with `doit release:<id>`; "
-        "these commands validate, inspect and compare them.",
+        "these commands validate, inspect, compare and calibrate them.",
     )
     parser.add_argument("--root", default=".", help="project root (default: current folder)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -293,6 +294,7 @@ def build_parser() -> argparse.ArgumentParser:
     register_release_commands(sub, add)
     register_site_commands(sub, add)
     register_build_commands(sub, add)
+    register_calibrate_commands(sub, add)
     return parser
 
 

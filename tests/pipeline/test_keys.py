@@ -61,6 +61,7 @@ TABLE: list[tuple[str, frozenset[str]]] = [
     ("curate/*", frozenset()),  # curator tools: evidence rendering, the ladder
     ("sandbox/*", frozenset({"image"})),
     ("agents/*", frozenset()),
+    ("calibrate/*", frozenset()),  # preference collection and the fit: commands, no cell kind
     ("release/__init__.py", frozenset({"aggregate", "manifest"})),
     ("release/aggregate.py", frozenset({"aggregate"})),
     ("release/checks.py", frozenset({"aggregate"})),

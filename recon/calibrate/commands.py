@@ -1,0 +1,199 @@
+"""``recon calibrate``: collect blind preferences, ingest a page's export, fit weights.
+
+Kept apart from :mod:`recon.cli`, which calls :func:`register` once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import yaml
+
+from recon.calibrate.scores import Shot
+from recon.errors import ConfigError
+from recon.model import Calibration, Judgement, PageJudgement, PairKey, load_json
+from recon.model.base import shown
+from recon.model.calibration import path_of
+from recon.pipeline.project import Project
+from recon.store import Store, digest_bytes, write_atomic
+
+Handler = Callable[[argparse.Namespace], int]
+Add = Callable[[str, Handler, str], argparse.ArgumentParser]
+HELP = (
+    "calibrate the dimension weights from blind pairwise preferences: `collect` writes a "
+    "static pair-collection page for a built release, `ingest` turns its export into "
+    "preference rows, `fit` measures agreement and fits weights into "
+    "releases/calibrations/<id>.yaml (sealed), which a release names as `calibration: <id>`"
+)
+COLLECT_HELP = (
+    "write a blind pair-collection page for a built release: two renders of one matrix "
+    "point side by side under its evidence, who built them hidden, sides shuffled; keys "
+    "← → ↓ b u; judgements kept in localStorage and exported as JSONL; works from disk. "
+    "The sealed pair key is written beside the page folder (DIR/pairs.key.json)"
+)
+INGEST_HELP = (
+    "join a page's exported JSONL with its sealed pair key into preference rows "
+    "(release, case, point, capture digests, choice, hashed rater, time, seed)"
+)
+FIT_HELP = (
+    "measure each dimension's, metric term's and the current composite's agreement with "
+    "preference rows (bootstrap 95%% intervals), fit non-negative weights by Bradley–Terry "
+    "with L2 and 5-fold held-out agreement, check raters, and write "
+    "releases/calibrations/<id>.yaml; bad rows: one error naming file and line, exit 2"
+)
+
+
+def _open(root: str, release: str) -> tuple[Project, Store, list[Shot]]:
+    from recon.calibrate.scores import load_manifest, shots
+
+    project = Project.open(Path(root))
+    project.validate()
+    project.release(release)  # an unknown id is bad input
+    store = Store(project.store_root, verify=project.verify_reads)
+    return project, store, shots(store, load_manifest(project.root, release))
+
+
+def cmd_collect(args: argparse.Namespace) -> int:
+    from recon.calibrate.page import write
+    from recon.calibrate.pairs import choose
+
+    project, store, found = _open(args.root, args.release)
+    chosen = choose(found, args.pairs, args.seed)
+    out = Path(args.out or f"calibration-{args.release}-{args.seed}")
+    written = write(out, args.release, chosen, store, project.root / "cases", args.seed)
+    repeats = sum(c.repeat_of is not None for c in chosen)
+    print(
+        f"wrote {written.page}: {written.pairs} pair(s) ({repeats} shown twice) of release "
+        f"{args.release}, seed {args.seed}"
+    )
+    print(f"wrote {written.key}: the sealed pair key; keep it, never publish it with the page")
+    return 0
+
+
+def _write_jsonl(path: Path, rows: list[Judgement]) -> None:
+    lines = [json.dumps(r.model_dump(mode="json", exclude_none=True), sort_keys=True) for r in rows]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, ("\n".join(lines) + "\n").encode("utf-8"))
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    from recon.calibrate.ingest import join
+    from recon.calibrate.rows import read
+
+    out = Path(args.out)
+    if out.exists():
+        raise ConfigError(f"--out {out}: exists; choose a new file (rows are never overwritten)")
+    key = load_json(PairKey, Path(args.key))
+    rows = join(key, read([Path(p) for p in args.exports], PageJudgement), Path(args.key))
+    _write_jsonl(out, rows)
+    print(f"wrote {out}: {len(rows)} judgement(s) of release {key.release}")
+    return 0
+
+
+def _release_of(rows: list[Judgement], given: str | None) -> str:
+    if given is not None:
+        return given
+    found = sorted({r.release for r in rows})
+    if len(found) != 1:
+        raise ConfigError(f"the rows name releases {found}; pass --release to fit one of them")
+    return found[0]
+
+
+def cmd_fit(args: argparse.Namespace) -> int:
+    from recon.calibrate.measure import calibrate
+    from recon.calibrate.rows import check, read
+    from recon.calibrate.scores import by_digest
+
+    paths = [Path(p) for p in args.preferences]
+    read_rows = read(paths, Judgement)
+    release = _release_of([r for _, r in read_rows], args.release)
+    project, _store, found = _open(args.root, release)
+    table = by_digest(found)
+    rows = check(read_rows, release, table)
+    digests = {shown(p): digest_bytes(p.read_bytes()) for p in paths}
+    ident = args.id or f"{release}-{digest_bytes(''.join(sorted(digests.values())).encode())[:8]}"
+    calibration = calibrate(ident, release, rows, table, digests, args.seed, args.min_consistency)
+    target = path_of(project.root, ident)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    text = yaml.safe_dump(calibration.model_dump(mode="json"), sort_keys=False, allow_unicode=True)
+    write_atomic(target, text.encode("utf-8"))
+    print(
+        report(calibration, f"{shown(target)} (digest {digest_bytes(text.encode())[:12]})"), end=""
+    )
+    return 0
+
+
+def report(c: Calibration, where: str) -> str:
+    r = c.report
+    lines = [
+        f"calibration {c.id} of release {c.release}: {r.judgements} judgement(s), "
+        f"{r.decisive} decisive, {r.ties} tie(s), {r.both_bad} both bad "
+        "(agreement is measured on decisive judgements; ties count half a win in the fit)",
+        f"{'':<22}{'agreement':>10}  {'95% interval':<17}{'fitted weight':>14}",
+    ]
+    for name, a in r.dimensions.items():
+        lines.append(
+            f"{name:<22}{a.agreement:>10.3f}  {a.low:.3f}–{a.high:<11.3f}{c.weights[name]:>14.3f}"
+        )
+    for label, a in (("current composite", r.current), ("fitted (held out)", r.fitted)):
+        lines.append(f"{label:<22}{a.agreement:>10.3f}  {a.low:.3f}–{a.high:.3f}")
+    for rater in r.raters:
+        consistency = "—" if rater.consistency is None else f"{rater.consistency:.2f}"
+        flag = "  FLAGGED: below the consistency threshold" if rater.flagged else ""
+        lines.append(
+            f"rater {rater.rater}: {rater.judgements} judgement(s), {rater.repeats} "
+            f"repeat(s), consistency {consistency}, both bad "
+            f"{rater.both_bad:.1%}{flag}"
+        )
+    lines.append(f"wrote {where} (sealed: name it in a release as `calibration: {c.id}`)")
+    return "\n".join(lines) + "\n"
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], add: Add) -> None:
+    from recon.calibrate.raters import MIN_CONSISTENCY
+
+    calibrate = add("calibrate", lambda a: 0, HELP)
+    actions = calibrate.add_subparsers(dest="calibrate_command", required=True, metavar="ACTION")
+    collect = actions.add_parser("collect", help=COLLECT_HELP, description=COLLECT_HELP)
+    collect.add_argument("release", help="a built release id")
+    collect.add_argument(
+        "--pairs",
+        type=int,
+        default=60,
+        metavar="N",
+        help="pairs to show, repeats included (default: 60)",
+    )
+    collect.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        metavar="S",
+        help="seed of the pair choice and order (default: 0)",
+    )
+    collect.add_argument(
+        "--out", metavar="DIR", help="a new folder (default: calibration-<release>-<seed>)"
+    )
+    collect.set_defaults(handler=cmd_collect)
+    ingest = actions.add_parser("ingest", help=INGEST_HELP, description=INGEST_HELP)
+    ingest.add_argument("exports", nargs="+", help="JSONL file(s) exported by the page")
+    ingest.add_argument("--key", required=True, help="the page's DIR/pairs.key.json")
+    ingest.add_argument("--out", required=True, help="the preference JSONL to write (new file)")
+    ingest.set_defaults(handler=cmd_ingest)
+    fit = actions.add_parser("fit", help=FIT_HELP, description=FIT_HELP)
+    fit.add_argument("preferences", nargs="+", help="preference JSONL file(s)")
+    fit.add_argument(
+        "--release", help="the release whose captures were judged (default: the rows')"
+    )
+    fit.add_argument("--id", help="calibration id (default: <release>-<digest of the rows>)")
+    fit.add_argument("--seed", type=int, default=0, help="folds and bootstrap seed (default: 0)")
+    fit.add_argument(
+        "--min-consistency",
+        type=float,
+        default=MIN_CONSISTENCY,
+        metavar="RATE",
+        help=f"flag raters below this self-consistency (default: {MIN_CONSISTENCY})",
+    )
+    fit.set_defaults(handler=cmd_fit)

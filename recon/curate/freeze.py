@@ -6,7 +6,8 @@ matrix, which is what the Candidate is meant to see. ``public/evidence/`` gets
 - ``<viewport>.png``: the full page at route ``/``, per contract viewport;
 - ``<route>/<viewport>.png``: the full page at each other route (``/about.html`` ->
   ``about.html/desktop.png``, ``/blog/post/`` -> ``blog~post/desktop.png``);
-- ``<viewport>--<state>.png``: the full page of each named state, per contract viewport;
+- ``<viewport>--<state>.png``: the full page of each named state, per viewport it names
+  (every contract viewport when it names none);
 - ``motion/<name>.png`` and ``motion/<name>.webp``: each declared transition as a frame
   strip and an animated WebP (:func:`recon.render.record_motion`).
 
@@ -27,8 +28,7 @@ from typing import TYPE_CHECKING
 
 from recon.errors import ConfigError
 from recon.model.base import shown
-from recon.model.contract import Contract, Step
-from recon.model.contract import Viewport as NamedViewport
+from recon.model.contract import Contract, Step, Viewport
 from recon.store import atomic
 
 if TYPE_CHECKING:  # playwright loads only when evidence is rendered, not with recon.curate
@@ -42,7 +42,7 @@ MOTION = "motion"
 
 def render_evidence(reference: Path, public: Path, contract: Contract) -> list[Path]:
     """Render the contract's stills and transitions from ``reference``; the files written."""
-    from recon.render import Viewport, open_browser, record_motion
+    from recon.render import open_browser, record_motion
 
     read = folder_reader(reference)
     evidence = public / EVIDENCE
@@ -58,7 +58,7 @@ def render_evidence(reference: Path, public: Path, contract: Contract) -> list[P
                 where = f"{source}: routes ({route})"
                 written.append(_still(browser, read, route, vp, (), out, where))
         for i, state in enumerate(contract.states):
-            for vp in contract.viewports:
+            for vp in contract.viewports_of(state):
                 out = evidence / f"{vp.name}--{state.name}.png"
                 where = f"{source}: states[{i}] at {vp.name}"
                 written.append(_still(browser, read, state.route, vp, state.steps, out, where))
@@ -68,7 +68,7 @@ def render_evidence(reference: Path, public: Path, contract: Contract) -> list[P
                 browser,
                 read,
                 transition.route,
-                Viewport(vp.name, vp.width, vp.height),
+                vp,
                 steps=transition.steps,
                 frames=transition.frames,
                 step_ms=transition.step_ms,
@@ -104,14 +104,14 @@ def _still(
     browser: Browser,
     read: Reader,
     route: str,
-    vp: NamedViewport,
+    vp: Viewport,
     steps: Sequence[Step],
     out: Path,
     where: str,
 ) -> Path:
-    from recon.render import Viewport, capture
+    from recon.render import capture
 
-    shot = capture(browser, read, route, Viewport(vp.name, vp.width, vp.height), steps=steps)
+    shot = capture(browser, read, route, vp, steps=steps)
     _refuse_failure(shot.failure, where)
     if not shot.stability.stable:
         raise ConfigError(

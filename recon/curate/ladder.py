@@ -50,13 +50,12 @@ from recon.curate.pin import Tree, read_tree
 from recon.errors import ConfigError
 from recon.grade import _selectors
 from recon.grade._dom import Box
-from recon.model.contract import VIEWPORTS
 from recon.model.grading import Grading, Region
+from recon.model.viewport import VIEWPORTS, Viewport
 
 if TYPE_CHECKING:  # playwright loads only when a ladder is built
     from playwright.sync_api import Browser
 
-    from recon.render import Viewport
 
 LADDER = ("reference", "faithful", "recoloured", "shifted", "missing", "blank")
 DEFECTS = ("recoloured", "shifted", "missing")
@@ -264,12 +263,9 @@ def png_size(data: bytes) -> tuple[int, int]:
 
 
 def _viewport(region: Region) -> Viewport:
-    from recon.render import Viewport
-
     if region.viewport not in VIEWPORTS:
         raise LadderError(f"region {region.id}: unknown viewport {region.viewport!r}")
-    vp = VIEWPORTS[region.viewport]
-    return Viewport(vp.name, vp.width, vp.height)
+    return VIEWPORTS[region.viewport]
 
 
 def _render(browser: Browser, tree: Tree, region: Region) -> np.ndarray:

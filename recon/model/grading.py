@@ -9,9 +9,11 @@ from typing import Annotated, Any, Literal, get_args
 from pydantic import Discriminator, Field, Tag, field_validator, model_validator
 
 from recon.model.base import Strict, Versioned, union_tag
-from recon.model.contract import Contract, ViewportName
+from recon.model.contract import Contract
+from recon.model.interaction import ACTIONS, Locator, Step, locator_problem
 from recon.model.labels import Label, locator_secrets, refuse
-from recon.model.values import MAX_PAGE_PX, Id, Route, Share, Weight, check_route
+from recon.model.values import MAX_PAGE_PX, Id, Route, Share, Weight
+from recon.model.viewport import ViewportName
 
 Ident = Id
 MAX_COUNT = 1_000_000
@@ -30,30 +32,6 @@ Dimension = Literal[
     "policy",
 ]
 DIMENSIONS: tuple[str, ...] = get_args(Dimension)
-LOCATOR_KINDS = ({"role"}, {"role", "name"}, {"label"}, {"text"}, {"test_id"}, {"css"})
-
-
-class Locator(Strict):
-    """How a sealed check finds an element: accessible role/name, label, text, test id or css."""
-
-    role: str | None = None
-    name: str | None = None
-    label: str | None = None
-    text: str | None = None
-    test_id: str | None = None
-    css: str | None = None
-
-    @model_validator(mode="after")
-    def _one_kind(self) -> Locator:
-        given = {k for k, v in self.model_dump().items() if v is not None}
-        if given not in LOCATOR_KINDS:
-            raise ValueError(
-                f"a locator gives {sorted(given) or 'nothing'}; give one of {{role[, name]}}, "
-                "{label}, {text}, {test_id}, {css}"
-            )
-        return self
-
-
 Expect = Literal["visible", "hidden", "count", "text", "attribute", "value", "css"]
 ONE_ELEMENT: tuple[str, ...] = ("visible", "text", "attribute", "value", "css")
 """Expectations that read one element per match, so they say which match(es) they mean."""
@@ -80,6 +58,14 @@ class Assertion(Strict):
     weight: Weight = 1.0
     label: Label | None = None  # public: shown on run pages (recon.model.labels)
     discriminates: bool = False  # `recon case validate` requires it to fail on the starter
+
+    @field_validator("locator")
+    @classmethod
+    def _one_kind(cls, value: Locator) -> Locator:
+        problem = locator_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
+        return value
 
     @field_validator("match", mode="before")
     @classmethod
@@ -148,27 +134,6 @@ def _check_box(box: tuple[int, int, int, int]) -> None:
         )
 
 
-class Step(Strict):
-    """One interaction of a sealed workflow."""
-
-    action: Literal["click", "fill", "press", "hover", "scroll", "wait_for", "goto", "reload"]
-    locator: Locator | None = None
-    value: str | None = None
-
-    @model_validator(mode="after")
-    def _needs(self) -> Step:
-        if self.action in ("click", "fill", "hover", "wait_for") and self.locator is None:
-            raise ValueError(f"{self.action} needs a locator; add one")
-        if self.action in ("fill", "press", "goto") and self.value is None:
-            raise ValueError(f"{self.action} needs `value`; add it")
-        if self.action == "goto":
-            check_route(str(self.value))
-        return self
-
-    def secrets(self) -> list[str | int | None]:
-        return [*locator_secrets(self.locator), self.value]
-
-
 class Checkpoint(Strict):
     """Assertions that must hold at this point of a workflow.
 
@@ -198,7 +163,8 @@ class Checkpoint(Strict):
 
 
 def _step_kind(value: Any) -> str:
-    step = isinstance(value, Step) or (isinstance(value, dict) and "action" in value)
+    keys = set(value) if isinstance(value, dict) else set()
+    step = isinstance(value, Step) or bool(keys & {"action", *ACTIONS})
     return union_tag("step" if step else "checkpoint")
 
 
@@ -206,7 +172,8 @@ WorkflowItem = Annotated[
     Annotated[Step, Tag(union_tag("step"))] | Annotated[Checkpoint, Tag(union_tag("checkpoint"))],
     Discriminator(_step_kind),
 ]
-"""A step (it has ``action``) or a checkpoint (it has ``id`` and ``assertions``)."""
+"""A step (it has an action key, ``click: …``) or a checkpoint (``id`` and ``assertions``);
+an old-shape step (``action: click``) is a step, refused with how to write it."""
 
 
 class Workflow(Strict):
@@ -355,6 +322,6 @@ def _workflow_routes(wf: Workflow) -> list[tuple[str, str]]:
     for j, step in enumerate(wf.steps):
         if isinstance(step, Checkpoint) and step.navigate_to is not None:
             routes.append((f"steps[{j}].navigate_to", step.navigate_to))
-        elif isinstance(step, Step) and step.action == "goto" and step.value is not None:
-            routes.append((f"steps[{j}].value", step.value))
+        elif isinstance(step, Step) and step.goto is not None:
+            routes.append((f"steps[{j}].goto", step.goto))
     return routes

@@ -4,10 +4,11 @@ A sealed assertion, workflow or checkpoint may carry a ``label``: a short public
 description such as "the todo counter updates". The run page shows it beside the check's
 pass/fail; the check itself (its locator, its expected value) stays sealed. So a label
 may not contain what it describes: any string of its own locator (css, text, label, test
-id, accessible name), any expected value, or, for a workflow, a value one of its steps
-types. Matching ignores case and runs of whitespace; a whole-number value is matched as
-a number on its own (``3`` in "3 filters", not in "300"). A bare role (``heading``,
-``link``) is common vocabulary and is not matched.
+id, title, placeholder, alt text, accessible name), any expected value, or, for a
+workflow, a value one of its steps types (a filled value, a key, a goto route). Matching
+ignores case and runs of whitespace; a whole-number value is matched as a number on its
+own (``3`` in "3 filters", not in "300"). A bare role (``heading``, ``link``) is common
+vocabulary and is not matched.
 
 A check without a label is shown by its kind and position (:func:`fallback`), never by
 its id.
@@ -33,7 +34,7 @@ def _one_line(value: str) -> str:
 
 Label = Annotated[str, Field(min_length=1, max_length=MAX_LABEL), AfterValidator(_one_line)]
 """One line of at most 120 characters."""
-LOCATOR_STRINGS = ("css", "text", "label", "test_id", "name")
+LOCATOR_STRINGS = ("css", "text", "label", "test_id", "name", "title", "placeholder", "alt")
 
 
 def _fold(text: str) -> str:

@@ -22,13 +22,13 @@ from typing import TYPE_CHECKING, Any
 
 from recon.errors import ConfigError
 from recon.model.base import shown
-from recon.model.contract import VIEWPORTS
+from recon.model.viewport import VIEWPORTS
 from recon.pipeline.project import LoadedCase
 
 if TYPE_CHECKING:  # playwright loads only when a reference is rendered
     from playwright.sync_api import Browser
 
-    from recon.render import CheckResult, Reader, Viewport
+    from recon.render import CheckResult, Reader
 
 FIX_CHECK = "fix the locator or the expectation"
 FIX_MATCH = "give `match: first|any|all|nth=N` or make the locator unique"
@@ -57,18 +57,12 @@ def check(cases: Sequence[LoadedCase]) -> None:
         raise ConfigError("\n".join(found))
 
 
-def _viewport(name: str) -> Viewport:
-    from recon.render import Viewport
-
-    vp = VIEWPORTS[name]
-    return Viewport(vp.name, vp.width, vp.height)
-
-
 def _states(
     browser: Browser, read: Reader, case: LoadedCase
 ) -> tuple[list[str], dict[str, list[dict[str, Any]]]]:
-    """Every route and state at every viewport: the problems, and the DOM snapshot of the
-    first route's default state per viewport (where regions resolve)."""
+    """Every route at every viewport and every state at each of its viewports: the
+    problems, and the DOM snapshot of the first route's default state per viewport (where
+    regions resolve)."""
     from recon.render import capture
 
     where = shown(case.public / "contract.yaml")
@@ -76,12 +70,14 @@ def _states(
     doms: dict[str, list[dict[str, Any]]] = {}
     for vp in case.contract.viewports:
         for route in case.contract.routes:
-            shot = capture(browser, read, route, _viewport(vp.name))
+            shot = capture(browser, read, route, vp)
             doms.setdefault(vp.name, shot.dom)
             if shot.failure:
                 found.append(f"{where}: routes ({route}) at {vp.name}: {shot.failure}")
         for i, state in enumerate(case.contract.states):
-            shot = capture(browser, read, state.route, _viewport(vp.name), steps=state.steps)
+            if not state.applies(vp):
+                continue
+            shot = capture(browser, read, state.route, vp, steps=state.steps)
             if shot.failure:
                 found.append(
                     f"{where}: states[{i}] ({state.name}) at {vp.name}: the reference fails: "
@@ -110,7 +106,7 @@ def _assertions(browser: Browser, read: Reader, case: LoadedCase) -> list[str]:
         if i == 0:
             fields.append(("preservation.assertions", grading.preservation.assertions))
         for field, checks in fields:
-            results = run_checks(browser, read, route, _viewport(vp.name), checks)
+            results = run_checks(browser, read, route, vp, checks)
             for a, result in zip(checks, results, strict=True):
                 outcomes.setdefault((field, a.id), []).append((vp.name, result))
     found = []
@@ -126,7 +122,7 @@ def _workflows(browser: Browser, read: Reader, case: LoadedCase) -> list[str]:
     found = []
     for i, wf in enumerate(case.grading.workflows):
         field = f"workflows[{i}] ({wf.id})"
-        run = run_workflow(browser, read, wf, _viewport(wf.viewport))
+        run = run_workflow(browser, read, wf, VIEWPORTS[wf.viewport])
         for key, results in run.results.items():
             checkpoint = key.split("/", 1)[1]
             for result in results:

@@ -1,7 +1,8 @@
 """The route × viewport × state matrix of a contract, as named points.
 
 Every route is rendered in its implicit ``default`` state at every viewport; every named
-state is rendered at every viewport, on its own route, after its steps.
+state is rendered at each of its viewports (``State.viewports``; every viewport when it
+names none), on its own route, after its steps.
 """
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from recon.model import Contract, Viewport
-from recon.model.contract import DEFAULT_STATE, Step
+from recon.model.contract import DEFAULT_STATE
+from recon.model.interaction import Step
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,6 @@ def points(contract: Contract) -> list[Point]:
     named = [
         Point(state.route, vp, state.name, tuple(state.steps))
         for state in contract.states
-        for vp in contract.viewports
+        for vp in contract.viewports_of(state)
     ]
     return defaults + named

@@ -15,13 +15,12 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 from playwright.sync_api import Browser
 from playwright.sync_api import Error as PlaywrightError
 
-from recon.model.contract import Step
+from recon.model.interaction import Step
 from recon.render.page import (
     Session,
     Viewport,
@@ -31,7 +30,6 @@ from recon.render.page import (
     ms_since,
     open_page,
     raise_if_broken,
-    settle_step,
 )
 from recon.render.serve import ORIGIN, NetworkEvent, Reader
 from recon.render.snapshot import DOM_LIMIT, snapshot
@@ -99,8 +97,9 @@ def capture(
         timings = {"open": opened, **load(session, route, settle_ms)}
         if steps and session.status == 200:
             start = time.monotonic()
-            after = partial(settle_step, session, STEP_SETTLE_MS)
-            failed = run_steps(session.page, session.world.evaluate, steps, step_timeout_ms, after)
+            failed = run_steps(
+                session, steps, route=route, timeout_ms=step_timeout_ms, settle_ms=STEP_SETTLE_MS
+            )
             session.failures.extend([failed] if failed else [])
             timings["steps"] = ms_since(start)
         start = time.monotonic()

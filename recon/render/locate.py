@@ -1,8 +1,9 @@
 """The one locator engine: how every sealed check, workflow step and contract step finds
 its elements in a live page.
 
-A locator is one of ``{role[, name]}``, ``{label}``, ``{text}``, ``{test_id}`` or (sealed
-checks only) ``{css}``. Matches are every element of the main frame's document that the
+A locator (:class:`recon.model.interaction.Locator`) is one of ``{role[, name]}``,
+``{label}``, ``{text}``, ``{test_id}``, ``{title}``, ``{placeholder}``, ``{alt}`` or
+(sealed checks only) ``{css}``. Matches are every element of the main frame's document that the
 locator names, in document order; nothing is ever "the element at a point".
 
 - ``role`` (and ``name``): chromium's computed accessible role, and its computed name
@@ -18,7 +19,11 @@ locator names, in document order; nothing is ever "the element at a point".
 - ``text``: the innermost elements whose whole text (``textContent`` outside ``<head>``,
   scripts, styles and templates, whitespace collapsed) equals ``text`` exactly: for
   ``<p><b>0</b> items left</p>`` the ``p``; a hidden copy matches too.
-- ``test_id``: ``data-testid`` equal to the value. ``css``: ``querySelectorAll``.
+- ``test_id``: ``data-testid`` equal to the value.
+- ``title``, ``placeholder``, ``alt``: elements whose attribute of that name equals the
+  value exactly after whitespace collapsing (a label with only a ``title``, an input known
+  by its placeholder, an image by its alt text); hidden ones match too, as for ``text``.
+- ``css`` (sealed checks only): ``querySelectorAll``.
 
 Roles and names come from ``Accessibility.getFullAXTree`` and everything else runs in
 the harness's isolated world (:class:`recon.render.snapshot.IsolatedWorld`), so page
@@ -34,12 +39,12 @@ import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from playwright.sync_api import Browser, CDPSession
 from playwright.sync_api import Error as PlaywrightError
 
-from recon.model.grading import Locator
+from recon.model.interaction import Locator
 from recon.render.page import Reader, Viewport, guard, load, open_page
 from recon.render.snapshot import Element, IsolatedWorld, snapshot
 
@@ -50,30 +55,14 @@ SHOWN = 5
 """Matches named when a locator is ambiguous."""
 
 
-class Spec(Protocol):
-    """A sealed or contract locator (``recon.model``); ``css`` is optional."""
-
-    @property
-    def role(self) -> str | None: ...
-    @property
-    def name(self) -> str | None: ...
-    @property
-    def label(self) -> str | None: ...
-    @property
-    def text(self) -> str | None: ...
-    @property
-    def test_id(self) -> str | None: ...
-
-
 def normalise(text: str) -> str:
     """Whitespace collapsed and trimmed, zero-width spaces dropped (as the page side does)."""
     return " ".join(text.replace("\u200b", "").split())
 
 
-def shown(spec: Spec) -> str:
+def shown(spec: Locator) -> str:
     """``{role: button, name: Buy}``: a locator as a message names it."""
-    given = {k: getattr(spec, k, None) for k in ("role", "name", "label", "text", "test_id", "css")}
-    return "{" + ", ".join(f"{k}: {v}" for k, v in given.items() if v is not None) + "}"
+    return "{" + ", ".join(f"{k}: {v}" for k, v in spec.given().items()) + "}"
 
 
 @dataclass(frozen=True)
@@ -108,7 +97,7 @@ class Locate:
         self.cdp = cdp
         self.world = world
 
-    def find(self, spec: Spec) -> Found:
+    def find(self, spec: Locator) -> Found:
         self.world.evaluate("0")  # (re)creates the world after a navigation
         context = self.world.context
         assert context is not None, "evaluate() makes the isolated world"
@@ -170,12 +159,12 @@ def element_path(
     return found.path(hits[before]) if len(hits) > before else None
 
 
-def _query(spec: Spec) -> dict[str, str | None]:
-    css = getattr(spec, "css", None)
-    return {"css": css, "test_id": spec.test_id, "text": None if spec.text is None else spec.text}
+def _query(spec: Locator) -> dict[str, str | None]:
+    keys = ("css", "test_id", "title", "placeholder", "alt", "text")
+    return {key: getattr(spec, key) for key in keys}
 
 
-def _tree_matches(cdp: CDPSession, spec: Spec) -> list[int]:
+def _tree_matches(cdp: CDPSession, spec: Locator) -> list[int]:
     """Backend node ids of the accessibility tree's nodes matching a role or label locator."""
     wanted = normalise((spec.name if spec.role is not None else spec.label) or "")
     found: list[int] = []
@@ -267,6 +256,12 @@ _QUERY_JS = """(q) => {
   if (q.css !== null) return all(q.css);
   if (q.test_id !== null) return all('[data-testid]').filter((e) => e.dataset.testid === q.test_id);
   const norm = (s) => s.replace(/\\u200b/g, '').replace(/\\s+/g, ' ').trim();
+  for (const attr of ['title', 'placeholder', 'alt']) {
+    if (q[attr] !== null) {
+      const want = norm(q[attr]);
+      return all(`[${attr}]`).filter((e) => norm(e.getAttribute(attr)) === want);
+    }
+  }
   const skip = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'HEAD']);
   const texts = new Map();
   const text = (el) => {

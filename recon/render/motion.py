@@ -14,13 +14,12 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import partial
 
 from PIL import Image
 from playwright.sync_api import Browser
 from playwright.sync_api import Error as PlaywrightError
 
-from recon.model.contract import Step
+from recon.model.interaction import Step
 from recon.render.page import (
     Reader,
     Session,
@@ -31,7 +30,6 @@ from recon.render.page import (
     guard,
     load,
     open_page,
-    settle_step,
 )
 from recon.render.steps import run_steps
 
@@ -69,13 +67,12 @@ def record_motion(
     with open_page(browser, read, viewport, motion=True) as session:
         load(session, route, settle_ms, still=False)
         if steps and session.status == 200:
-            after = partial(settle_step, session, step_timeout_ms)
             failed = run_steps(
-                session.page,
-                session.world.evaluate,
+                session,
                 steps,
-                step_timeout_ms,
-                after,
+                route=route,
+                timeout_ms=step_timeout_ms,
+                settle_ms=step_timeout_ms,
                 after_last=False,
             )
             session.failures.extend([failed] if failed else [])

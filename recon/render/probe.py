@@ -16,9 +16,11 @@ the assertion's ``match``: the first (the default), ``any``, ``all`` or ``nth=N`
 settled (load, quiet network, fonts) and its clock is paused, so a check reads at once:
 waiting could only cost time.
 
-A workflow replays its steps in one page; at each checkpoint its assertions are
-evaluated and a viewport screenshot is kept; a ``preserve`` checkpoint is then reloaded
-(or navigated to ``navigate_to``) and evaluated again. Rows are keyed by
+A workflow replays its steps in one page with the one step interpreter
+(:func:`recon.render.steps.run_step`, as contract states and motion do); at each
+checkpoint its assertions are evaluated and a viewport screenshot is kept; a
+``preserve`` checkpoint is then reloaded (or navigated to ``navigate_to``) and
+evaluated again. Rows are keyed by
 :func:`recon.model.grading.checkpoint_key`. A failed step ends the workflow: later checkpoints get
 no rows (the grade counts them as not reached).
 """
@@ -30,11 +32,10 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
 
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser
 from playwright.sync_api import Error as PlaywrightError
 
-from recon.model.grading import Assertion, Checkpoint, Step, Workflow, checkpoint_key
-from recon.model.grading import Locator as Spec
+from recon.model.grading import Assertion, Checkpoint, Workflow, checkpoint_key
 from recon.render.locate import VISIBLE_JS, Found, Locate
 from recon.render.page import (
     Reader,
@@ -44,9 +45,8 @@ from recon.render.page import (
     guard,
     load,
     open_page,
-    settle_step,
 )
-from recon.render.steps import NoTarget, reason, target, wait_visible
+from recon.render.steps import run_step
 
 SETTLE_MS = 5000
 TIMEOUT_MS = 10_000
@@ -115,7 +115,8 @@ def run_workflow(
             if isinstance(item, Checkpoint):
                 _checkpoint(session, workflow, item, run, settle_ms, timeout_ms)
                 continue
-            problem = _step(session, item, workflow.route, settle_ms, timeout_ms)
+            problem = run_step(session, item, route=workflow.route, timeout_ms=timeout_ms,
+                               settle_ms=timeout_ms, load_ms=settle_ms)  # fmt: skip
             if problem is not None:
                 run.failure = f"steps[{index}] {item.action}: {problem}"
                 break
@@ -149,68 +150,6 @@ def _screenshot(session: Session) -> bytes:
     except PlaywrightError as exc:
         session.failures.append(f"checkpoint screenshot failed: {first_line(exc)}")
         return b""
-
-
-def _step(session: Session, step: Step, route: str, settle_ms: int, timeout_ms: int) -> str | None:
-    """Apply one workflow step and let the page settle; the failure, if any, as text."""
-    try:
-        if step.action == "goto":
-            load(session, str(step.value), settle_ms)
-            return None
-        if step.action == "reload":
-            load(session, route, settle_ms)
-            return None
-        locate = Locate(session.cdp, session.world)
-        _ACTIONS[step.action](session.page, locate, step, timeout_ms)
-    except (PlaywrightError, NoTarget) as exc:
-        return reason(exc)
-    settle_step(session, timeout_ms)
-    return None
-
-
-def _click(page: Page, locate: Locate, step: Step, timeout_ms: int) -> None:
-    target(page, locate, _spec(step)).click(timeout=timeout_ms)
-
-
-def _fill(page: Page, locate: Locate, step: Step, timeout_ms: int) -> None:
-    target(page, locate, _spec(step)).fill(step.value or "", timeout=timeout_ms)
-
-
-def _press(page: Page, locate: Locate, step: Step, timeout_ms: int) -> None:
-    if step.locator is not None:
-        target(page, locate, step.locator).press(step.value or "", timeout=timeout_ms)
-    else:
-        page.keyboard.press(step.value or "")
-
-
-def _hover(page: Page, locate: Locate, step: Step, timeout_ms: int) -> None:
-    target(page, locate, _spec(step)).hover(timeout=timeout_ms)
-
-
-def _scroll(page: Page, locate: Locate, step: Step, timeout_ms: int) -> None:
-    if step.locator is not None:
-        target(page, locate, step.locator).scroll_into_view_if_needed(timeout=timeout_ms)
-    else:
-        page.mouse.wheel(0, float(step.value or 0))
-
-
-def _wait_for(page: Page, locate: Locate, step: Step, timeout_ms: int) -> None:
-    wait_visible(page, locate, _spec(step), timeout_ms)
-
-
-_ACTIONS: dict[str, Callable[[Page, Locate, Step, int], None]] = {
-    "click": _click,
-    "fill": _fill,
-    "press": _press,
-    "hover": _hover,
-    "scroll": _scroll,
-    "wait_for": _wait_for,
-}
-
-
-def _spec(step: Step) -> Spec:
-    assert step.locator is not None, "the grading model requires a locator here"
-    return step.locator
 
 
 # --- assertions ------------------------------------------------------------------------

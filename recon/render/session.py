@@ -21,17 +21,11 @@ from playwright.sync_api import CDPSession, Page
 from playwright.sync_api import Error as PlaywrightError
 
 from recon.errors import HarnessError
+from recon.model.viewport import Viewport
 from recon.render.serve import NetworkEvent
 from recon.render.snapshot import IsolatedWorld
 
 SCRIPT_LIMIT_S = 3.0
-
-
-@dataclass(frozen=True)
-class Viewport:
-    name: str
-    width: int
-    height: int
 
 
 @dataclass

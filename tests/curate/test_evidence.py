@@ -226,3 +226,11 @@ def test_no_network_namespace_stops_the_command_with_the_fix(
     assert err.count("\n") == 1 and err.startswith("recon: chromium must run in an empty network")
     assert "Fix: run the harness as root" in err
     assert files(root / "cases" / "html5-boilerplate" / "public") == before
+
+
+def test_a_state_is_rendered_only_at_the_viewports_it_names(tmp_path: Path) -> None:
+    reference, public = case(tmp_path, "case")
+    state = {"name": "menu-open", "route": "/", "steps": SLIDE["steps"], "viewports": ["mobile"]}
+    scoped = contract(viewports=["mobile", "tablet"], states=[state], motion=[])
+    render_evidence(reference, public, scoped)
+    assert sorted(files(public)) == ["mobile--menu-open.png", "mobile.png", "tablet.png"]

@@ -181,7 +181,7 @@ def routes(s: Source) -> Made:
 
     def goto(route: str) -> Callable[[Any], None]:
         def change(data: Any) -> None:
-            data["workflows"][1]["steps"].insert(0, {"action": "goto", "value": route})
+            data["workflows"][1]["steps"].insert(0, {"goto": route})
 
         return change
 
@@ -189,7 +189,7 @@ def routes(s: Source) -> Made:
         s, "goto-url", "grading", goto("http://evil.example/"), "workflows[1].steps[0]"
     )
     yield from _changed(
-        s, "goto-unknown", "grading", goto("/nowhere"), "workflows[1].steps[0].value"
+        s, "goto-unknown", "grading", goto("/nowhere"), "workflows[1].steps[0].goto"
     )
     yield from _changed(
         s, "point-collision", "contract", _set("routes", ["/", "/root"]), "same matrix point"

@@ -24,7 +24,7 @@ GRADING = Grading.model_validate(
             {
                 "id": "w",
                 "steps": [
-                    {"action": "click", "locator": {"text": "Docs"}},
+                    {"click": {"text": "Docs"}},
                     {
                         "id": "docs",
                         "compare_oracle": True,

@@ -13,11 +13,11 @@ def check(ident: str) -> Assertion:
 CART = Workflow(
     id="cart",
     steps=[
-        Step(action="click", locator=Locator(role="button", name="Add")),
+        Step(click=Locator(role="button", name="Add")),
         Checkpoint(id="added", assertions=[check("badge"), check("toast")]),
-        Step(action="click", locator=Locator(role="link", name="Cart")),
+        Step(click=Locator(role="link", name="Cart")),
         Checkpoint(id="listed", assertions=[check("line")], preserve="reload"),
-        Step(action="click", locator=Locator(role="button", name="Pay")),
+        Step(click=Locator(role="button", name="Pay")),
         Checkpoint(id="paid", assertions=[check("thanks")], compare_oracle=True),
     ],
     weight=3.0,
@@ -25,7 +25,7 @@ CART = Workflow(
 THEME = Workflow(
     id="theme",
     steps=[
-        Step(action="click", locator=Locator(test_id="dark")),
+        Step(click=Locator(test_id="dark")),
         Checkpoint(
             id="dark", assertions=[check("dark-body")], preserve="navigate", navigate_to="/about"
         ),

@@ -289,3 +289,64 @@ def test_a_transition_route_steps_and_name_are_checked_like_a_states(tmp_path: P
     assert error(with_motion(name="Menu Slide"), tmp_path).startswith(
         f"{SOURCE}: motion[0].name: must match ^[a-z0-9][a-z0-9-]*$; change it to match"
     )
+
+
+# one vocabulary: public locators, viewport-scoped states, the old step shape -----------
+
+
+@pytest.mark.parametrize("kind", ["title", "placeholder", "alt"])
+def test_title_placeholder_and_alt_are_public_locators(kind: str) -> None:
+    loaded = Contract.model_validate(with_steps({"click": {kind: "Gift wrap"}}))
+    assert loaded.states[0].steps[0].locator == Locator(**{kind: "Gift wrap"})
+    assert loaded.states[0].steps[0].dump() == {"click": {kind: "Gift wrap"}}
+
+
+def test_a_css_locator_is_sealed_only(tmp_path: Path) -> None:
+    message = error(with_steps({"click": {"css": "#menu"}}), tmp_path)
+    assert message.startswith(
+        f"{SOURCE}: states[0].steps[0].click.css: a css locator is for sealed checks only"
+    )
+    assert "{title}, {placeholder}, {alt}" in message
+    message = error(with_motion(steps=[{"wait_for": {"css": ".slide"}}]), tmp_path)
+    assert message.startswith(f"{SOURCE}: motion[0].steps[0].wait_for.css: a css locator")
+
+
+def test_a_state_may_name_its_viewports() -> None:
+    drawer = {**MENU, "name": "drawer", "viewports": ["mobile"]}
+    loaded = Contract.model_validate(contract(states=[MENU, drawer]))
+    assert [v.name for v in loaded.viewports_of(loaded.states[0])] == ["desktop", "mobile"]
+    assert [v.name for v in loaded.viewports_of(loaded.states[1])] == ["mobile"]
+    assert loaded.model_dump(mode="json")["states"][1]["viewports"] == ["mobile"]
+    assert Contract.model_validate(loaded.model_dump(mode="json")) == loaded
+
+
+def test_a_state_viewport_must_be_known_and_the_contracts(tmp_path: Path) -> None:
+    message = error(contract(states=[{**MENU, "viewports": ["phablet"]}]), tmp_path)
+    assert message.startswith(
+        f"{SOURCE}: states[0].viewports[0]: unknown viewport 'phablet' "
+        "(known: desktop, mobile, tablet); use one of them"
+    )
+    message = error(contract(states=[{**MENU, "viewports": ["tablet"]}]), tmp_path)
+    assert message.startswith(
+        f"{SOURCE}: states[0].viewports[0]: not one of viewports ['desktop', 'mobile']"
+    )
+    message = error(contract(states=[{**MENU, "viewports": []}]), tmp_path)
+    assert message.startswith(f"{SOURCE}: states[0].viewports: ")
+    message = error(contract(states=[{**MENU, "viewports": ["mobile", "mobile"]}]), tmp_path)
+    assert "states[0].viewports: entries must be unique" in message
+
+
+def test_goto_and_reload_are_steps_and_goto_names_a_contract_route(tmp_path: Path) -> None:
+    loaded = Contract.model_validate(with_steps({"goto": "/about/"}, {"reload": {}}))
+    assert [s.dump() for s in loaded.states[0].steps] == [{"goto": "/about/"}, {"reload": None}]
+    message = error(with_steps({"goto": "/shop/"}), tmp_path)
+    assert message.startswith(f"{SOURCE}: states[0].steps[0].goto: not one of routes")
+
+
+def test_the_old_step_shape_says_how_to_write_it(tmp_path: Path) -> None:
+    old = {"action": "press", "locator": {"label": "New todo"}, "value": "Enter"}
+    message = error(with_steps(old), tmp_path)
+    assert message.startswith(
+        f"{SOURCE}: states[0].steps[0]: a step is written as its action and its target"
+    )
+    assert message.endswith("write this one as {press: {label: New todo}, key: Enter}")

@@ -60,7 +60,7 @@ def test_labels_that_say_what_the_check_means_pass() -> None:
 
 def test_workflow_and_checkpoint_labels_cannot_name_steps_or_assertions() -> None:
     steps: list[dict[str, Any]] = [
-        {"action": "fill", "locator": {"label": "New todo"}, "value": "Buy milk"},
+        {"fill": {"label": "New todo"}, "value": "Buy milk"},
         {"id": "added", "assertions": [{"id": "one", "locator": {"text": "1 item left"},
                                         "expect": "visible"}]},
     ]  # fmt: skip

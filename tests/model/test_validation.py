@@ -222,7 +222,7 @@ def test_grading_names_checked_against_the_contract() -> None:
                     "route": "/list",
                     "viewport": "tablet",
                     "steps": [
-                        {"action": "goto", "value": "/gone"},
+                        {"goto": "/gone"},
                         check | {"preserve": "navigate", "navigate_to": "/away"},
                     ],
                 },
@@ -233,7 +233,7 @@ def test_grading_names_checked_against_the_contract() -> None:
     assert [p.split(":")[0] for p in problems] == [
         "regions[0].viewport",
         "workflows[0].viewport",
-        "workflows[0].steps[0].value",
+        "workflows[0].steps[0].goto",
         "workflows[0].steps[1].navigate_to",
     ]
     assert all("; use one of them or add it to public/contract.yaml" in p for p in problems)

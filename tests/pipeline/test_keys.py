@@ -29,6 +29,8 @@ TABLE: list[tuple[str, frozenset[str]]] = [
     ("__init__.py", CODE_KINDS),
     ("errors.py", CODE_KINDS),
     ("_lazy.py", CODE_KINDS),
+    ("model/interaction.py", CODE_KINDS),  # the one Locator and Step
+    ("model/viewport.py", CODE_KINDS),  # the one Viewport
     ("model/*", CODE_KINDS),
     ("store/*", CODE_KINDS),
     ("pipeline/__init__.py", CODE_KINDS),

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from recon.model import Contract
+from recon.pipeline.cells import Runtime
+from recon.pipeline.graph import Graph
 from recon.pipeline.matrix import Point, points
+from recon.pipeline.project import Project
+from tests.conftest import copy_project
 
 CONTRACT = Contract.model_validate(
     {
@@ -54,7 +59,46 @@ def test_params_are_canonical_json_and_round_trip() -> None:
     assert menu["steps"] == [{"click": {"test_id": "nav"}}, {"press": None, "key": "Tab"}]
 
 
+def test_a_state_is_a_point_only_at_the_viewports_it_names() -> None:
+    data = CONTRACT.model_dump(mode="json")
+    drawer = {**data["states"][0], "name": "drawer", "viewports": ["mobile"]}
+    scoped = Contract.model_validate({**data, "states": [*data["states"], drawer]})
+    ids = [p.id for p in points(scoped)]
+    assert ids[-3:] == [
+        "blog~post.desktop.menu-open",
+        "blog~post.mobile.menu-open",
+        "blog~post.mobile.drawer",
+    ]
+    assert "blog~post.desktop.drawer" not in ids
+    # a state that names no viewports keeps the params (and cell keys) it had before
+    assert [p.params() for p in points(scoped)][:-1] == [p.params() for p in points(CONTRACT)]
+
+
 def test_ids_are_stable_across_loads() -> None:
     again = Contract.model_validate(CONTRACT.model_dump(mode="json"))
     assert [p.id for p in points(again)] == [p.id for p in points(CONTRACT)]
     assert [p.params() for p in points(again)] == [p.params() for p in points(CONTRACT)]
+
+
+def test_a_mobile_only_state_is_captured_and_graded_at_mobile_only(tmp_path: Path) -> None:
+    """The DAG of the demo release, with todomvc's state scoped to mobile: its oracle,
+    capture and grade cells carry the state's point at mobile and nowhere else."""
+    project = copy_project(tmp_path / "p")
+    contract = project / "cases" / "todomvc" / "public" / "contract.yaml"
+    text = contract.read_text()
+    scoped = text.replace("    route: /\n", "    route: /\n    viewports: [mobile]\n", 1)
+    assert scoped != text
+    contract.write_text(scoped)
+    opened = Project.open(project)
+    rt = Runtime(opened)
+    graph = Graph(opened, rt.stat, rt.codes)
+    graph.release(opened.releases["demo"])
+    oracles = sorted(c for c in graph.cells if c.startswith("oracle:todomvc.") and "two-todos" in c)
+    assert oracles == ["oracle:todomvc.root.mobile.two-todos"]
+    for kind in ("capture", "grade"):
+        cells = [c for c in graph.cells.values() if c.kind == kind and ".todomvc." in c.name]
+        assert cells, kind
+        for cell in cells:
+            states = [(p["viewport"]["name"], p["state"]) for p in cell.params["points"]]
+            assert [s for s in states if s[1] == "two-todos"] == [("mobile", "two-todos")]
+            assert len(states) == 4  # three default points and the one state point

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser
 
-from recon.model.grading import Locator
+from recon.model.interaction import Locator
 from recon.render import Viewport
 from recon.render.browser import open_browser
 from recon.render.locate import Locate
@@ -74,6 +74,12 @@ def ids(browser: Browser, page: str, **spec: Any) -> list[str]:
         ({"text": "Hidden"}, ["gone"]),  # a hidden copy matches; checks say which they mean
         ({"test_id": "row"}, ["li", "li"]),
         ({"css": "li, img"}, ["img", "li", "li"]),  # document order
+        ({"title": "Purchase"}, ["buy"]),  # the title attribute, exactly
+        ({"title": "Purch"}, []),
+        ({"placeholder": "Search"}, ["ph"]),
+        ({"placeholder": "What?"}, ["todo"]),  # whatever names it otherwise
+        ({"alt": "Logo"}, ["img"]),
+        ({"alt": "logo"}, []),  # case matters, as for names and texts
     ],
 )
 def test_what_each_locator_matches(

@@ -144,14 +144,14 @@ FLOW = Workflow.model_validate(
     {
         "id": "count",
         "steps": [
-            {"action": "click", "locator": {"role": "button", "name": "Add"}},
+            {"click": {"role": "button", "name": "Add"}},
             {
                 "id": "one",
                 "assertions": [
                     {"id": "n1", "locator": {"css": "output"}, "expect": "text", "value": "1"}
                 ],
             },
-            {"action": "click", "locator": {"role": "button", "name": "Add"}},
+            {"click": {"role": "button", "name": "Add"}},
             {
                 "id": "two",
                 "preserve": "reload",
@@ -159,7 +159,7 @@ FLOW = Workflow.model_validate(
                     {"id": "n2", "locator": {"css": "output"}, "expect": "text", "value": "2"}
                 ],
             },
-            {"action": "click", "locator": {"role": "button", "name": "Remove"}},
+            {"click": {"role": "button", "name": "Remove"}},
             {
                 "id": "never",
                 "assertions": [{"id": "n3", "locator": {"css": "output"}, "expect": "visible"}],
@@ -297,3 +297,46 @@ def test_visibility_is_the_element_s_and_its_ancestors_not_its_opacity(browser: 
     ]
     results = run_checks(browser, reader({"index.html": page}), "/", MOBILE, checks)
     assert [(r.id, r.passed) for r in results] == [(c.id, True) for c in checks]
+
+
+SCROLLER = """<!doctype html><meta charset="utf-8">
+<style> .spacer { height: 3000px } </style>
+<p id="y">0</p><div class="spacer"></div>
+<input placeholder="Note"><p><a href="/b.html" title="Next page">next</a></p>
+<script>
+  addEventListener('scroll', () => { document.getElementById('y').textContent = scrollY; });
+</script>"""
+
+
+@pytest.mark.browser
+@needs_chromium
+def test_a_workflow_speaks_the_contracts_steps_through_the_one_interpreter(
+    browser: Browser,
+) -> None:
+    """scroll by pixels is an instant scrollBy (as in contract states), goto and reload
+    load routes, and title and placeholder locate controls."""
+    flow = Workflow.model_validate(
+        {
+            "id": "walk",
+            "steps": [
+                {"scroll": {"y": 500}},
+                {"id": "scrolled", "assertions": [
+                    {"id": "at", "locator": {"css": "#y"}, "expect": "text", "value": "500"}]},
+                {"fill": {"placeholder": "Note"}, "value": "hi"},
+                {"reload": {}},
+                {"id": "reloaded", "assertions": [
+                    {"id": "empty", "locator": {"placeholder": "Note"}, "expect": "value",
+                     "value": ""}]},
+                {"click": {"title": "Next page"}},
+                {"wait_for": {"role": "heading", "name": "B"}},
+                {"goto": "/"},
+                {"id": "back", "assertions": [
+                    {"id": "home", "locator": {"css": "#y"}, "expect": "text", "value": "0"}]},
+            ],
+        }
+    )  # fmt: skip
+    files = {"index.html": SCROLLER, "b.html": "<!doctype html><h1>B</h1>"}
+    run = run_workflow(browser, reader(files), flow, VIEWPORT)
+    assert run.failure is None
+    for checkpoint in ("scrolled", "reloaded", "back"):
+        assert passed(run.rows[key("walk", checkpoint)]) == [True], checkpoint

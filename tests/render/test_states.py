@@ -166,3 +166,39 @@ def test_a_route_the_build_lacks_is_a_recorded_failure(browser: Browser) -> None
     )
     assert shot.failure == "route /shop/: not in the build (HTTP 404)"  # steps skipped
     assert shot.full_png.startswith(b"\x89PNG")
+
+
+TITLED = """<!doctype html><meta charset="utf-8">
+<style> input[type=radio] { width: 0; height: 0; margin: 0 } #said:empty { display: none } </style>
+<label title="Gift wrap"><input type="radio" name="wrap" value="gift"> 🎁</label>
+<input placeholder="Your name">
+<img alt="Send" width="40" height="20" src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">
+<p id="said"></p>
+<script>
+  document.querySelector('img').addEventListener('click', () => {
+    const gift = document.querySelector('input[type=radio]').checked;
+    document.getElementById('said').textContent =
+      document.querySelector('[placeholder]').value + (gift ? ' wraps a gift' : ' sends');
+  });
+</script>"""
+
+
+def test_title_placeholder_and_alt_reach_controls_no_role_or_label_names(
+    browser: Browser,
+) -> None:
+    """A label known only by its title (its radio is 0×0), an input by its placeholder,
+    an image by its alt text: each is one public locator, no ArrowDown needed."""
+    shot = capture(
+        browser,
+        reader({"index.html": TITLED}),
+        "/",
+        VIEWPORT,
+        steps=steps(
+            {"click": {"title": "Gift wrap"}},
+            {"fill": {"placeholder": "Your name"}, "value": "Ada"},
+            {"click": {"alt": "Send"}},
+            {"wait_for": {"text": "Ada wraps a gift"}},
+        ),
+    )
+    assert shot.failure is None
+    assert "Ada wraps a gift" in text_of(shot, "p")

@@ -15,9 +15,8 @@ from typing import TYPE_CHECKING
 
 from recon.model import Viewport
 from recon.model.captures import CheckRow, ProbeResults
-from recon.model.contract import VIEWPORTS
+from recon.model.viewport import VIEWPORTS
 from recon.pipeline.kinds._base import Produced, blob, skipped, tree
-from recon.render import Viewport as RenderViewport
 from recon.render import run_checks, run_workflow
 from recon.store import put_files, put_tree, tree_reader
 
@@ -35,10 +34,6 @@ def probe_extra(rt: Runtime, cell: Cell) -> dict[str, str]:
     return {"build": put_tree(rt.store, root) if root.is_dir() else put_files(rt.store, {})}
 
 
-def _viewport(vp: Viewport) -> RenderViewport:
-    return RenderViewport(vp.name, vp.width, vp.height)
-
-
 def probe(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
     build = inputs.get("build") or inputs.get("attempt.build")
     if build is None:
@@ -52,7 +47,7 @@ def probe(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
     kept: list[CheckRow] = []
     for i, vp in enumerate(viewports):
         checks = list(grading.assertions) + (grading.preservation.assertions if i == 0 else [])
-        job = partial(run_checks, read=read, route=plan["route"], viewport=_viewport(vp),
+        job = partial(run_checks, read=read, route=plan["route"], viewport=vp,
                       assertions=checks)  # fmt: skip
         rows = [CheckRow.model_validate(r.row()) for r in rt.render(job)]
         assertions[vp.name] = [r for r in rows if r.id not in protected]
@@ -62,7 +57,7 @@ def probe(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
     shots: dict[str, bytes] = {}
     for wf in grading.workflows:
         vp = VIEWPORTS[wf.viewport]
-        run = rt.render(partial(run_workflow, read=read, workflow=wf, viewport=_viewport(vp)))
+        run = rt.render(partial(run_workflow, read=read, workflow=wf, viewport=vp))
         workflows.update({k: [CheckRow.model_validate(r) for r in v] for k, v in run.rows.items()})
         if run.failure is not None:
             failures[wf.id] = run.failure

@@ -19,7 +19,6 @@ from recon.errors import HarnessError
 from recon.model.captures import NetworkRow, PointCapture, PointFiles, Stability
 from recon.pipeline.kinds._base import Produced, skipped, tree
 from recon.pipeline.matrix import Point
-from recon.render import Viewport
 from recon.render import capture as render_capture
 from recon.render.serve import build_path
 from recon.store import put_files, put_tree, tree_reader
@@ -73,9 +72,8 @@ def capture_set(
     files: dict[str, bytes] = {}
     timings: dict[str, float] = {}
     for pt in points:
-        vp = Viewport(pt.viewport.name, pt.viewport.width, pt.viewport.height)
-        cap = rt.render(partial(render_capture, read=read, route=pt.route, viewport=vp,
-                                steps=pt.steps))  # fmt: skip
+        cap = rt.render(partial(render_capture, read=read, route=pt.route,
+                                viewport=pt.viewport, steps=pt.steps))  # fmt: skip
         proof = cap.stability
         status = proof.status if proof.pairs else "unproven"
         unstable = proof.describe() if status == "unstable" else None

@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from recon.model.base import shown
-from recon.model.contract import VIEWPORTS
+from recon.model.viewport import VIEWPORTS, Viewport
 from recon.pipeline.project import LoadedCase
 
 if TYPE_CHECKING:  # playwright loads only when cases are rendered
     from playwright.sync_api import Browser
 
-    from recon.render import Reader, Viewport
+    from recon.render import Reader
 
 FIX_DISCRIMINATE = "make the check test what the task changes, or drop `discriminates: true`"
 
@@ -69,10 +69,7 @@ def evidence_drift(case: LoadedCase) -> list[str]:
 
 
 def _viewport(name: str) -> Viewport:
-    from recon.render import Viewport
-
-    vp = VIEWPORTS[name]
-    return Viewport(vp.name, vp.width, vp.height)
+    return VIEWPORTS[name]
 
 
 def discrimination(browser: Browser, read: Reader, case: LoadedCase) -> list[str]:

@@ -31,7 +31,7 @@ def inspect(
 ) -> Inspection:
     """Render ``case``'s reference and read it (one browser, one page)."""
     from recon.curate.freeze import folder_reader
-    from recon.render import Viewport, open_browser
+    from recon.render import open_browser
     from recon.render.inspect import accessibility_tree
 
     names = [v.name for v in case.contract.viewports]
@@ -45,9 +45,7 @@ def inspect(
         )
     vp = VIEWPORTS[name]
     with open_browser() as browser:
-        tree, dom = accessibility_tree(
-            browser, folder_reader(case.reference), route, Viewport(vp.name, vp.width, vp.height)
-        )
+        tree, dom = accessibility_tree(browser, folder_reader(case.reference), route, vp)
     header = (
         f"{case.id}: the sealed reference at {route} ({name}, {vp.width}x{vp.height}): "
         "accessibility tree with chromium's computed roles and names"

@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
+from recon.agents.scripted import ModelServers
 from recon.errors import HarnessError, StoreError
 from recon.model import CellRecord, Pointer, Ref
 from recon.pipeline.executor import Computed, Executor, LocalExecutor, WorkerLost
@@ -83,6 +84,7 @@ class Runtime:
         self.stat = StatCache(project.store_root / "state" / "stat.sqlite")
         self.codes = Codes(self.stat)
         self._pool: Any = None
+        self.models = ModelServers()  # scripted model servers, started on demand
         self._locks: dict[str, threading.RLock] = {}
         self._guard = threading.Lock()
 

@@ -7,6 +7,7 @@ Code, Codex CLI) become harness failures saying "credentials missing"."""
 from __future__ import annotations
 
 import json
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,10 +15,10 @@ from typing import Any
 import docker
 import pytest
 
+from recon.agents import FixedScript, ModelServer, serve_model
 from recon.model import AttemptRecord, RunRecord
 from recon.sandbox import ImageBuild, deps
 from recon.store import Store
-from tests.agents.model_server import Script, serve_model
 from tests.conftest import copy_project, doit
 from tests.sandbox.conftest import engine, image  # noqa: F401  (fixtures)
 
@@ -49,10 +50,11 @@ protocol:
 
 
 @pytest.fixture
-def model() -> Iterator[tuple[Script, int]]:
-    script = Script(REPLIES)
-    with serve_model(script) as port:
-        yield script, port
+def model() -> Iterator[ModelServer]:
+    """The test's own scripted model (its replies probe the egress proxy first); the entry's
+    provider is renamed in the project copy so that the build does not start its own."""
+    with serve_model(FixedScript(REPLIES), SECRET) as served:
+        yield served
 
 
 def _record(project: Path, entry: str) -> tuple[AttemptRecord, RunRecord, dict[str, Any], Store]:
@@ -69,14 +71,15 @@ def _record(project: Path, entry: str) -> tuple[AttemptRecord, RunRecord, dict[s
 def test_mini_swe_agent_formal_release_through_the_egress_proxy(
     engine: docker.DockerClient,  # noqa: F811
     image: ImageBuild,  # noqa: F811
-    model: tuple[Script, int],
+    model: ModelServer,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    script, port = model
+    port = model.port
     project = copy_project(tmp_path / "project")
     entry = project / "entries" / "mini-swe-agent-scripted.yaml"
-    entry.write_text(entry.read_text().replace("127.0.0.1:18080", f"127.0.0.1:{port}"))
+    text = entry.read_text().replace("127.0.0.1:18080", f"127.0.0.1:{port}")
+    entry.write_text(text.replace("provider: scripted,", "provider: test-scripted,"))
     (project / "releases" / "formal-agents.yaml").write_text(RELEASE)
     monkeypatch.setenv("RECON_DEPS", str(deps.require().parent))
     monkeypatch.setenv("SCRIPTED_MODEL_KEY", SECRET)
@@ -86,8 +89,8 @@ def test_mini_swe_agent_formal_release_through_the_egress_proxy(
     doit(project, "release:formal-agents")
 
     # the agent talked to the allow-listed model host only, with the forwarded key
-    assert len(script.requests) == 3
-    assert script.authorization == [f"Bearer {SECRET}"] * 3
+    assert len(model.requests) == 3
+    assert model.authorization == [f"Bearer {SECRET}"] * 3
     record, run, outputs, store = _record(project, "mini-swe-agent-scripted")
     assert record.outcome == "valid", (record.reason, store.read_bytes(run.logs)[-3000:])
     assert record.formal and record.backend == "docker" and run.image_id
@@ -123,3 +126,60 @@ def test_mini_swe_agent_formal_release_through_the_egress_proxy(
         assert failed_run.duration_s == 0.0 and store.read_bytes(failed_run.logs) == b""
         assert by_entry[name]["outcome"] == "harness_failure" and by_entry[name]["total"] is None
     assert result["reliability"]["overall"]["by_outcome"]["harness_failure"] == 2
+
+
+SERVED = """schema_version: 1
+id: served-model
+title: mini-swe-agent against the scripted model the build serves (formal)
+cases: [html5-boilerplate]
+entries: [mini-swe-agent-scripted, scripted-faithful-docker]
+protocol:
+  name: served-docker
+  repeats: 1
+  time_limit_s: 240
+  backend: docker
+  formal: true
+  retry: {harness_failure: 0}
+"""
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_the_build_serves_the_scripted_model_itself(
+    engine: docker.DockerClient,  # noqa: F811
+    image: ImageBuild,  # noqa: F811
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No server of the test's and no key in the environment: the attempt starts the
+    scripted model on the port its entry names, issues the key, and mini-swe-agent writes
+    the case's faithful answer through bash, byte for byte the build of scripted-faithful."""
+    port = _free_port()
+    project = copy_project(tmp_path / "project")
+    entry = project / "entries" / "mini-swe-agent-scripted.yaml"
+    entry.write_text(entry.read_text().replace("127.0.0.1:18080", f"127.0.0.1:{port}"))
+    (project / "releases" / "served-model.yaml").write_text(SERVED)
+    monkeypatch.setenv("RECON_DEPS", str(deps.require().parent))
+    monkeypatch.delenv("SCRIPTED_MODEL_KEY", raising=False)
+
+    doit(project, "release:served-model")
+
+    record, run, outputs, store = _record(project, "mini-swe-agent-scripted")
+    assert record.outcome == "valid", (record.reason, store.read_bytes(run.logs)[-3000:])
+    answer = project / "entries" / "scripted" / "answers" / "html5-boilerplate" / "faithful"
+    files = len([p for p in answer.rglob("*") if p.is_file()])
+    # read the brief, one turn a file, submit
+    turns = files + 2
+    assert (record.trace.turns, record.trace.tool_calls, record.trace.tokens) == (
+        turns, turns, 120 * turns,
+    )  # fmt: skip
+    assert record.egress.allowed >= 1 and record.egress.refused == 0
+    faithful, _, faithful_outputs, _ = _record(project, "scripted-faithful-docker")
+    assert faithful.outcome == "valid"
+    assert outputs["build"]["digest"] == faithful_outputs["build"]["digest"]

@@ -62,6 +62,10 @@ TABLE: list[tuple[str, frozenset[str]]] = [
     ("curate/bundle.py", frozenset({"evidence", "workspace"})),
     ("curate/*", frozenset()),  # curator tools: evidence rendering, the ladder
     ("sandbox/*", frozenset({"image"})),
+    # the scripted model is served to attempts, which carry no harness code
+    ("agents/model_server.py", frozenset()),
+    ("agents/model_script.py", frozenset()),
+    ("agents/scripted.py", frozenset()),
     ("agents/*", frozenset()),
     ("calibrate/*", frozenset()),  # preference collection and the fit: commands, no cell kind
     ("release/__init__.py", frozenset({"aggregate", "manifest"})),

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -138,24 +139,29 @@ def _previous_try(
 def _run(rt: Runtime, cell: Cell, entry: Entry, work: Path, out: Path) -> AttemptRun:
     """The backend's run; every exception becomes a harness failure with its reason."""
     try:
-        # Credentials first: missing ones are the harness's failure, before anything starts.
-        missing = CommandAdapter(entry.agent).credentials_reason(entry.id, os.environ)
-        if missing is not None:
-            return not_started(missing)
-        loaded = rt.project.cases[cell.params["case"]]
-        protocol = rt.project.release(cell.context["release"]).protocol
-        if protocol.backend == "docker":
-            sealed = [rt.project.sealed_dir(loaded.id)]
-            return _docker(
-                rt, entry, loaded.contract.build, protocol.time_limit_s, work, out, sealed
-            )
-        return run_native(
-            work, entry, rt.project.entries_dir, loaded.contract, protocol.time_limit_s
-        )
+        # A scripted model (provider `scripted`) is served for the run, its key the credential.
+        with rt.models.serving(entry, rt.project.entries_dir) as issued:
+            return _start(rt, cell, entry, work, out, {**os.environ, **issued})
     except ReconError as err:
         return not_started(f"harness: {err}")
     except Exception as err:  # a harness bug: recorded and retried, never scored
         return not_started(f"harness bug: {type(err).__name__}: {err}")
+
+
+def _start(
+    rt: Runtime, cell: Cell, entry: Entry, work: Path, out: Path, environ: Mapping[str, str]
+) -> AttemptRun:
+    # Credentials first: missing ones are the harness's failure, before anything starts.
+    missing = CommandAdapter(entry.agent).credentials_reason(entry.id, environ)
+    if missing is not None:
+        return not_started(missing)
+    loaded = rt.project.cases[cell.params["case"]]
+    protocol = rt.project.release(cell.context["release"]).protocol
+    if protocol.backend == "docker":
+        sealed = [rt.project.sealed_dir(loaded.id)]
+        limit = protocol.time_limit_s
+        return _docker(rt, entry, loaded.contract.build, limit, work, out, sealed, environ)
+    return run_native(work, entry, rt.project.entries_dir, loaded.contract, protocol.time_limit_s)
 
 
 def _docker(
@@ -166,6 +172,7 @@ def _docker(
     work: Path,
     out: Path,
     sealed: list[Path],
+    environ: Mapping[str, str],
 ) -> AttemptRun:
     """One formal attempt. A missing image is rebuilt (a cache hit when the tag exists);
     engine trouble comes back from ``run_docker`` as a harness failure, retried next build.
@@ -179,7 +186,7 @@ def _docker(
     except HarnessError:
         tag = default_recipe().tag  # run_docker reports the engine or image as missing
     adapter = CommandAdapter(entry.agent)
-    agent = adapter.prepare(CONTAINER_PATHS, os.environ)
+    agent = adapter.prepare(CONTAINER_PATHS, environ)
     run = run_docker(
         work, agent.command, entry.budget, time_limit_s, tag,
         build=build, out=out, egress=entry.sandbox.egress, env=agent.env,

@@ -6,13 +6,23 @@ reference block's weight and ``w_c`` a Candidate block's::
     coverage = Σ_pairs w_r / Σ_ref w_r            share of the reference's content shown
     added    = Σ_unpaired w_c / Σ_cand w_c         share of the Candidate's content not in it
     content  = Σ_pairs w_r * similarity / (Σ_ref w_r + Σ_unpaired w_c)
-    position = 1 - Σ_pairs w_r * min(1, d / POSITION_SCALE) / Σ_pairs w_r
+    order    = Σ_{pairs in sequence} w_r / Σ_pairs w_r
+    position = 1 - Σ_pairs w_r * miss / Σ_pairs w_r
+    miss     = 1 for a pair out of sequence, else min(1, d / POSITION_SCALE)
 
 ``content`` is a weighted Jaccard index: content the Candidate lacks and content it adds
 both cost their share. ``d`` is how far a pair's centres lie apart, as a share of the
 page: ``max(|Δx| / reference width, |Δ(y / own page height)|)``; each page's ``y`` is
 relative to its own height, so a page that is taller or shorter throughout is not
 misplaced, while content moved to another part of the page is.
+
+The pairs *in sequence* are the heaviest set of pairs whose Candidate blocks come in the
+reference's reading (document) order: the maximum-weight increasing subsequence of the
+Candidate's block indices, the pairs taken in the reference's order (a weighted longest
+increasing subsequence). A pair outside it is content read out of turn, however close to
+its place it ends up: reversing the sections of one long article moves each block by
+less than its page-relative distance says (the row map then compares each with itself),
+but leaves only one section in sequence.
 
 The **row map** tells which Candidate row to compare with each reference row: every
 pair moves the reference rows of its block by ``Candidate top - reference top``
@@ -76,17 +86,50 @@ def _position(
     ref: Sequence[Block], cand: Sequence[Block], pairs: Sequence[Pair], sizes: Sizes, matched: float
 ) -> dict[str, float]:
     if matched <= 0:
-        return {"position": 0.0, "misplacement": 0.0, "position_applicable": 0.0}
+        return {"position": 0.0, "misplacement": 0.0, "order": 0.0, "position_applicable": 0.0}
+    weights = [ref[p.ref].weight for p in pairs]
+    kept = in_sequence([p.cand for p in pairs], weights)
     lost = 0.0
-    for p in pairs:
+    for p, w, ok in zip(pairs, weights, kept, strict=True):
         d = _distance(ref[p.ref].box, cand[p.cand].box, sizes)
-        lost += ref[p.ref].weight * min(1.0, d / POSITION_SCALE)
+        lost += w * (min(1.0, d / POSITION_SCALE) if ok else 1.0)
     misplacement = lost / matched
     return {
         "position": 1.0 - misplacement,
         "misplacement": misplacement,
+        "order": math.fsum(w for w, ok in zip(weights, kept, strict=True) if ok) / matched,
         "position_applicable": 1.0,
     }
+
+
+def in_sequence(keys: Sequence[int], weights: Sequence[float]) -> list[bool]:
+    """Which items lie on the maximum-weight strictly increasing subsequence of ``keys``
+    (ties: the earliest-ending, then leftmost chain). O(n log n): a Fenwick tree of the best
+    chain weight ending at each key rank."""
+    n = len(keys)
+    rank = {k: r + 1 for r, k in enumerate(sorted(set(keys)))}
+    best = [0.0] * (len(rank) + 1)  # Fenwick tree: max chain weight over ranks <= r
+    end = [-1] * (len(rank) + 1)  # the item that chain ends with
+    chain, back = [0.0] * n, [-1] * n
+    for i, key in enumerate(keys):
+        r = rank[key] - 1
+        top, prev = 0.0, -1
+        while r > 0:
+            if best[r] > top:
+                top, prev = best[r], end[r]
+            r -= r & -r
+        chain[i], back[i] = top + weights[i], prev
+        r = rank[key]
+        while r < len(best):
+            if chain[i] > best[r]:
+                best[r], end[r] = chain[i], i
+            r += r & -r
+    kept = [False] * n
+    i = max(range(n), key=lambda j: (chain[j], -j)) if n else -1
+    while i >= 0:
+        kept[i] = True
+        i = back[i]
+    return kept
 
 
 def _distance(a: tuple[int, int, int, int], b: tuple[int, int, int, int], sizes: Sizes) -> float:

@@ -8,7 +8,7 @@ import pytest
 from recon.grade import _blocks, _colour, _match
 from recon.grade._aligned import Aligned
 from recon.grade._blocks import Block, blocks
-from recon.grade._content import Sizes, content_terms, identity_map, row_map
+from recon.grade._content import Sizes, content_terms, identity_map, in_sequence, row_map
 from recon.grade._structure import structure
 from tests.grade.synthetic import draw, el, landing
 
@@ -84,6 +84,40 @@ def test_position_is_relative_to_each_page_height() -> None:
     assert twice["position"] == 1.0  # the same place on a page twice as tall
     elsewhere = content_terms(ref, [block(0, "aaaa", 1210)], _match.match(ref, ref), sizes)
     assert elsewhere["position"] == pytest.approx(1 - 0.5 / 0.5 * 1.0, abs=1e-9)
+
+
+def test_in_sequence_is_the_heaviest_increasing_subsequence() -> None:
+    assert in_sequence([0, 1, 2], [1.0, 1.0, 1.0]) == [True, True, True]
+    assert in_sequence([2, 1, 0], [1.0, 3.0, 1.0]) == [False, True, False]
+    assert in_sequence([0, 4, 1, 2, 3], [1.0, 10.0, 1.0, 1.0, 1.0]) == [
+        True,
+        True,
+        False,
+        False,
+        False,
+    ]
+    assert in_sequence([0, 4, 1, 2, 3], [1.0, 2.0, 1.0, 1.0, 1.0]) == [
+        True,
+        False,
+        True,
+        True,
+        True,
+    ]
+    assert in_sequence([], []) == []
+
+
+def test_content_read_out_of_turn_is_misplaced() -> None:
+    """Sections swapped in reading order: the lighter one is out of sequence and counts as
+    fully misplaced, however near its page-relative place it lands."""
+    ref = [block(0, "aaaaaa", 0), block(1, "bbbb", 30)]  # weights 6 and 4
+    cand = [block(0, "bbbb", 0), block(1, "aaaaaa", 30)]  # read b, then a
+    sizes = Sizes(width=400, ref_height=1000, cand_height=1000)
+    terms = content_terms(ref, cand, _match.match(ref, cand), sizes)
+    assert terms["content"] == 1.0 and terms["order"] == 6 / 10
+    d = 30 / 1000 / 0.5  # a moved 30 px down a 1000 px page
+    assert terms["position"] == pytest.approx(1 - (6 * d + 4 * 1.0) / 10, abs=1e-12)
+    same = content_terms(ref, ref, _match.match(ref, ref), sizes)
+    assert same["order"] == 1.0 and same["position"] == 1.0
 
 
 def test_row_map_follows_the_blocks_and_appends_the_candidate_tail() -> None:

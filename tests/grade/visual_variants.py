@@ -14,15 +14,17 @@ fixed rule, never tuned per page, and rendered by the real renderer like any bui
 - ``shift-40``: the reference 40 px lower (a transparent 40 px top border on the root: the
   page background shows above it);
 - ``white``: an all-white page;
-- ``reorder``: the content's sections in reverse order (the first element, from
-  ``<body>`` down through single-child wrappers, with two or more visible children has
-  them reversed, by a script run after the page's own).
+- ``reorder``: the content's sections in reverse order (the visible block-level children
+  of the smallest element, from ``<body>`` down, that holds two thirds of the page's text
+  are reversed, by a script run after the page's own: a long article's sections, a
+  landing page's bands).
 
 The covers and the reordering are done by scripts in the page, after its own scripts, so a
 page that builds its content at load is altered too; the DOM keeps what a cover hides
-(the metric must see that it is not shown). Which variants apply to a page (a page no
-taller than two screens has no "first screen only"; a grey page has no colour to lose) is
-decided from the reference's capture by :func:`applies`.
+(the metric must see that it is not shown). A variant that does not apply to a page (a
+page no taller than two screens has no "first screen only") is decided by its own script
+on the rendered document, which then leaves the page as it was; :func:`applies` reads
+that decision from the renders (a grey page, which has no colour to lose, aside).
 """
 
 from __future__ import annotations
@@ -46,51 +48,83 @@ WHITE_PAGE = (
 CHROMA_LEVELS = 24
 """A pixel is coloured when its channels spread over more than this many levels."""
 COLOURED_SHARE = 0.0005
+SCREENS = 2
+"""``first-screen`` applies to a page taller than this many screens (its rendered height)."""
 TOP_SHARE = 0.75
 """``top-150`` applies when at least this share of the page's text lies below 150 px."""
+FIRST_SCREEN_RULE = f"return bottom > {SCREENS} * innerHeight;"
+TOP_RULE = "return textBelow(top);"
 
 _COVER = """(function () {
   var cover = document.createElement('div');
   cover.id = '%(mark)s-cover';
+  function applies(top, bottom) { %(rule)s }
+  function textBelow(top) {
+    var walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    var range = document.createRange(), all = 0, below = 0, node;
+    while ((node = walker.nextNode())) {
+      var chars = node.data.replace(/\\s+/g, '').length;
+      range.selectNodeContents(node);
+      var box = range.getBoundingClientRect();
+      if (!chars || (box.width === 0 && box.height === 0)) { continue; }
+      all += chars;
+      if (box.top + scrollY >= top) { below += chars; }
+    }
+    return below >= %(share)s * Math.max(1, all);
+  }
   function size() {
     var root = document.documentElement;
+    cover.remove();
     var top = %(top)s;
     var bottom = Math.max(root.scrollHeight, document.body ? document.body.scrollHeight : 0);
+    if (!applies(top, bottom)) { return; }
     cover.style.cssText = 'position:absolute;left:0;margin:0;padding:0;border:0;' +
       'background:#fff;z-index:2147483647;pointer-events:none;top:' + top + 'px;' +
       'width:' + Math.max(root.scrollWidth, innerWidth) + 'px;' +
       'height:' + Math.max(0, bottom - top) + 'px';
+    root.appendChild(cover);
   }
   size();
-  document.documentElement.appendChild(cover);
   addEventListener('load', size);
 })();"""
 
 _REORDER = """(function () {
   var skip = {SCRIPT: 1, STYLE: 1, TEMPLATE: 1, NOSCRIPT: 1, LINK: 1, META: 1};
-  function shown(el) {
+  function section(el) {
     var box = el.getBoundingClientRect();
-    return !skip[el.tagName] && box.width > 0 && box.height > 0;
+    return !skip[el.tagName] && box.width > 0 && box.height > 0 &&
+      getComputedStyle(el).display.indexOf('inline') !== 0;
   }
-  var node = document.body;
-  while (node) {
-    var kids = Array.prototype.filter.call(node.children, shown);
-    if (kids.length >= 2) {
-      var anchor = kids[kids.length - 1].nextSibling;
-      kids.reverse().forEach(function (kid) { node.insertBefore(kid, anchor); });
+  function kids(el) { return Array.prototype.filter.call(el.children, section); }
+  function text(el) { return (el.innerText || '').replace(/\\s+/g, '').length; }
+  var node = document.body, page = text(document.body);
+  for (;;) {
+    var sections = kids(node);
+    if (sections.length === 0) { return; }
+    var main = sections.reduce(function (a, b) { return text(b) > text(a) ? b : a; });
+    var inside = text(main) >= %(share)s * page && kids(main).length > 0;
+    if (sections.length >= 2 && !inside) {
+      var anchor = sections[sections.length - 1].nextSibling;
+      sections.reverse().forEach(function (kid) { node.insertBefore(kid, anchor); });
       return;
     }
-    node = kids[0] || null;
+    node = main;
   }
 })();"""
+"""Reverses the sections of the page's content: from ``<body>`` down, into the visible
+block-level child that holds at least ``MAIN_SHARE`` of the page's text while there is
+one with block-level children of its own (a page frame, its wrappers, a long article),
+then the visible block-level children of the element reached: the smallest element that
+holds most of the content, cut into its sections."""
+MAIN_SHARE = 2 / 3
 
 
 def variants(reference: Tree) -> dict[str, Tree]:
     """Every variant of ``reference``, by name, in :data:`VARIANTS` order."""
     return {
         "grey": inject(reference, css="html { filter: grayscale(1) !important; }"),
-        "first-screen": inject(reference, script=_COVER % {"mark": MARK, "top": "innerHeight"}),
-        "top-150": inject(reference, script=_COVER % {"mark": MARK, "top": TOP_PX}),
+        "first-screen": inject(reference, script=_cover("innerHeight", FIRST_SCREEN_RULE)),
+        "top-150": inject(reference, script=_cover(str(TOP_PX), TOP_RULE)),
         "flat": inject(
             reference, css="*, *::before, *::after { background-image: none !important; }"
         ),
@@ -99,8 +133,14 @@ def variants(reference: Tree) -> dict[str, Tree]:
             reference, css=f"html {{ border-top: {SHIFT_PX}px solid transparent !important; }}"
         ),
         "white": {PAGE: WHITE_PAGE},
-        "reorder": inject(reference, script=_REORDER),
+        "reorder": inject(reference, script=_REORDER % {"share": MAIN_SHARE}),
     }
+
+
+def _cover(top: str, rule: str) -> str:
+    """The cover script: white from ``top`` (a JS expression, px) to the document's bottom,
+    when ``rule`` (a JS body over ``top`` and ``bottom``) says the variant applies."""
+    return _COVER % {"mark": MARK, "top": top, "rule": rule, "share": TOP_SHARE}
 
 
 def unstyled(reference: Tree) -> Tree:
@@ -131,23 +171,21 @@ def page(tree: Tree) -> str:
     return tree[PAGE].decode("utf-8")
 
 
-def applies(variant: str, image: np.ndarray, dom: list[dict], viewport_height: int) -> bool:
-    """Whether ``variant`` changes what the reference (its capture at one viewport) shows.
+def applies(variant: str, reference: np.ndarray, render: np.ndarray) -> bool:
+    """Whether ``variant`` applies where ``reference`` and ``render`` are the reference's and
+    the variant's stills at one viewport.
 
-    ``grey`` needs colour; ``first-screen`` a page taller than two screens; ``top-150``
-    most of the text below 150 px. ``flat`` and ``reorder`` are decided by comparing
-    renders (:func:`differs`): their scripts and rules leave a page without background
-    images or sections as it was.
+    ``grey`` applies to a page with colour. Every other variant applies where it changes
+    the page (:func:`differs`): the generator alone decides, in the page, from the same
+    rendered document: ``first-screen`` covers only a page taller than ``SCREENS`` screens
+    (its scroll height against the viewport's), ``top-150`` only one with at least
+    ``TOP_SHARE`` of its text below 150 px, ``flat`` and ``reorder`` leave a page without
+    background images or sections as it was.
     """
     if variant == "grey":
-        spread = image.max(axis=2).astype(np.int16) - image.min(axis=2)
+        spread = reference.max(axis=2).astype(np.int16) - reference.min(axis=2)
         return float(np.mean(spread > CHROMA_LEVELS)) >= COLOURED_SHARE
-    if variant == "first-screen":
-        return image.shape[0] > 2 * viewport_height
-    if variant == "top-150":
-        below = sum(len(e["text"]) for e in dom if e["box"][1] >= TOP_PX)
-        return below >= TOP_SHARE * max(1, sum(len(e["text"]) for e in dom))
-    return True
+    return differs(render, reference)
 
 
 def differs(a: np.ndarray, b: np.ndarray) -> bool:

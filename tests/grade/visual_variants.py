@@ -32,10 +32,22 @@ from __future__ import annotations
 import re
 
 import numpy as np
+from skimage.color import rgb2lab
 
 from recon.curate.ladder import PAGE, Tree, read_tree
+from recon.grade._colour import CHROMA_MIN, TILE
 
-__all__ = ["PAGE", "VARIANTS", "Tree", "applies", "differs", "inject", "read_tree", "variants"]
+__all__ = [
+    "PAGE",
+    "VARIANTS",
+    "Tree",
+    "applies",
+    "coloured",
+    "differs",
+    "inject",
+    "read_tree",
+    "variants",
+]
 
 VARIANTS = ("grey", "first-screen", "top-150", "flat", "unstyled", "shift-40", "white", "reorder")
 TOP_PX = 150
@@ -45,9 +57,6 @@ WHITE_PAGE = (
     b'<!doctype html>\n<html lang="en">\n<head><meta charset="utf-8"><title></title></head>\n'
     b"<body></body>\n</html>\n"
 )
-CHROMA_LEVELS = 24
-"""A pixel is coloured when its channels spread over more than this many levels."""
-COLOURED_SHARE = 0.0005
 SCREENS = 2
 """``first-screen`` applies to a page taller than this many screens (its rendered height)."""
 TOP_SHARE = 0.75
@@ -175,17 +184,25 @@ def applies(variant: str, reference: np.ndarray, render: np.ndarray) -> bool:
     """Whether ``variant`` applies where ``reference`` and ``render`` are the reference's and
     the variant's stills at one viewport.
 
-    ``grey`` applies to a page with colour. Every other variant applies where it changes
-    the page (:func:`differs`): the generator alone decides, in the page, from the same
-    rendered document: ``first-screen`` covers only a page taller than ``SCREENS`` screens
-    (its scroll height against the viewport's), ``top-150`` only one with at least
-    ``TOP_SHARE`` of its text below 150 px, ``flat`` and ``reorder`` leave a page without
-    background images or sections as it was.
+    A variant applies where it changes the page (:func:`differs`); ``grey`` only on a
+    page with colour as the colour term sees it (:func:`coloured`: a grey filter may
+    shift a colourless page's anti-aliasing by a level). The generator alone decides, in
+    the page, from the same rendered document: ``first-screen`` covers only a page taller
+    than ``SCREENS`` screens (its scroll height against the viewport's), ``top-150`` only
+    one with at least ``TOP_SHARE`` of its text below 150 px; ``flat`` and ``reorder``
+    leave a page without background images or sections as it was.
     """
-    if variant == "grey":
-        spread = reference.max(axis=2).astype(np.int16) - reference.min(axis=2)
-        return float(np.mean(spread > CHROMA_LEVELS)) >= COLOURED_SHARE
-    return differs(render, reference)
+    changed = differs(render, reference)
+    return changed and coloured(reference) if variant == "grey" else changed
+
+
+def coloured(image: np.ndarray) -> bool:
+    """Whether the page has colour as global visual's colour term sees it: a whole
+    ``_colour.TILE`` px tile whose mean has a chroma of at least ``_colour.CHROMA_MIN``."""
+    rows, cols = image.shape[0] // TILE * TILE, image.shape[1] // TILE * TILE
+    tiles = image[:rows, :cols, :3].reshape(rows // TILE, TILE, cols // TILE, TILE, 3)
+    lab = rgb2lab(tiles.mean(axis=(1, 3)) / 255.0)
+    return bool(np.any(np.hypot(lab[..., 1], lab[..., 2]) >= CHROMA_MIN))
 
 
 def differs(a: np.ndarray, b: np.ndarray) -> bool:

@@ -54,9 +54,11 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from PIL import Image
-from playwright.sync_api import Browser, Route
+from playwright.sync_api import Browser, Page, Route
+from playwright.sync_api import Locator as PwLocator
 
 from recon.model import Contract, load_yaml
+from recon.model.interaction import Locator, Offset, Step
 from recon.pipeline.matrix import Point, points
 from recon.render import ORIGIN, Reader, Viewport, browser_version, capture, open_browser
 
@@ -185,7 +187,6 @@ def bare_capture(browser: Browser, read: Reader, point: Point) -> None:
     isolation or snapshot: a fresh context, the route, the point's steps, and the same
     three stills (the full page twice, as recon's stability proof takes it, and the
     first screen)."""
-    from recon.render.steps import run_steps
 
     def fulfil(route: Route) -> None:
         body = read(urlsplit(route.request.url).path.lstrip("/") or "index.html")
@@ -197,13 +198,46 @@ def bare_capture(browser: Browser, read: Reader, point: Point) -> None:
         context.route("**/*", fulfil)
         page = context.new_page()
         page.goto(ORIGIN + point.route)
-        if point.steps:
-            run_steps(page, page.evaluate, point.steps, 10_000, lambda: None)
+        for step in point.steps:
+            bare_step(page, step)
         page.screenshot(full_page=True)
         page.screenshot(full_page=True)
         page.screenshot()
     finally:
         context.close()
+
+
+def bare_locator(page: Page, loc: Locator) -> PwLocator:
+    """Playwright's own locator for one of the contract's."""
+    if loc.role is not None:
+        return page.get_by_role(loc.role, name=loc.name, exact=True)  # type: ignore[arg-type]
+    found = {"label": page.get_by_label, "text": page.get_by_text, "title": page.get_by_title,
+             "placeholder": page.get_by_placeholder, "alt": page.get_by_alt_text}  # fmt: skip
+    for kind, get in found.items():
+        if getattr(loc, kind) is not None:
+            return get(getattr(loc, kind), exact=True)
+    if loc.test_id is not None:
+        return page.get_by_test_id(loc.test_id)
+    return page.locator(loc.css or "")
+
+
+def bare_step(page: Page, step: Step) -> None:
+    """One contract step in plain playwright, no settling after it."""
+    target = step.target
+    if step.action in ("goto", "reload"):
+        page.goto(ORIGIN + step.goto) if step.goto else page.reload()
+    elif step.action == "scroll" and isinstance(target, Offset):
+        page.mouse.wheel(target.x, target.y)
+    elif step.action == "press" and target is None:
+        page.keyboard.press(step.key or "")
+    else:
+        assert isinstance(target, Locator)
+        element = bare_locator(page, target)
+        act = {"click": lambda: element.click(), "fill": lambda: element.fill(step.value or ""),
+               "press": lambda: element.press(step.key or ""), "hover": lambda: element.hover(),
+               "scroll": lambda: element.scroll_into_view_if_needed(),
+               "wait_for": lambda: element.wait_for()}  # fmt: skip
+        act[step.action]()
 
 
 def recon_capture(browser: Browser, read: Reader, point: Point) -> None:

@@ -64,7 +64,7 @@ __all__ = [
     "score",
 ]
 
-VERSION = "global-visual/2"
+VERSION = "global-visual/3"
 
 WEIGHTS = {"ssim": 0.4, "colour": 0.3, "position": 0.3}
 """Weights of the appearance terms; a term that is not applicable drops out."""

@@ -28,7 +28,7 @@ HIDDEN = np.array([0.30, 0.06, 0.22, 0.03, 0.17, 0.09, 0.13])
 """Over DIMENSIONS (global_visual, regional_visual, functional, responsive, workflow,
 preservation, policy): an order unlike either demo case's sealed weights."""
 SHARPNESS = 30.0
-VARIANTS = 12
+VARIANTS = 40  # per case: 12 left responsive and global visual inseparable (card)
 HONEST = ("r1111111111111111", "r2222222222222222", "r3333333333333333", "r4444444444444444")
 RANDOM = "rdddddddddddddddd"
 

@@ -15,7 +15,7 @@ from pydantic import Field, field_validator
 
 from recon.model.base import Strict, Versioned
 from recon.model.grading import Dimension
-from recon.model.values import Id, Share
+from recon.model.values import Id, Share, summing_to_one
 
 FOLDER = Path("releases") / "calibrations"
 
@@ -74,7 +74,4 @@ class Calibration(Versioned):
     @field_validator("weights")
     @classmethod
     def _sum_to_one(cls, value: dict[str, float]) -> dict[str, float]:
-        total = sum(value.values())
-        if abs(total - 1.0) > 1e-6:
-            raise ValueError(f"weights must sum to 1, they sum to {total:g}; rescale them")
-        return value
+        return summing_to_one(value, 1e-6)  # fitted weights are rounded to 6 decimals

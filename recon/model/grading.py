@@ -12,7 +12,7 @@ from recon.model.base import Strict, Versioned, union_tag
 from recon.model.contract import Contract
 from recon.model.interaction import ACTIONS, Locator, Step, locator_problem
 from recon.model.labels import Label, locator_secrets, refuse
-from recon.model.values import MAX_PAGE_PX, Id, Route, Share, Weight
+from recon.model.values import MAX_PAGE_PX, Id, Route, Share, Weight, summing_to_one
 from recon.model.viewport import ViewportName
 
 Ident = Id
@@ -259,10 +259,7 @@ class Grading(Versioned):
     @field_validator("weights")
     @classmethod
     def _sum_to_one(cls, value: dict[str, float]) -> dict[str, float]:
-        total = sum(value.values())
-        if abs(total - 1.0) > 1e-9:
-            raise ValueError(f"weights must sum to 1, they sum to {total:g}; rescale them")
-        return value
+        return summing_to_one(value, 1e-9)
 
     @model_validator(mode="after")
     def _consistent(self) -> Grading:

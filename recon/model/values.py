@@ -75,6 +75,16 @@ Weight = Annotated[float, Field(gt=0, le=100)]
 """The relative weight of one check, region or workflow within its dimension."""
 
 Share = Annotated[float, Field(ge=0, le=1)]
+
+
+def summing_to_one(value: dict[str, float], tolerance: float) -> dict[str, float]:
+    """``value`` when its shares sum to 1 within ``tolerance`` (dimension weights)."""
+    total = sum(value.values())
+    if abs(total - 1.0) > tolerance:
+        raise ValueError(f"weights must sum to 1, they sum to {total:g}; rescale them")
+    return value
+
+
 """A fraction: a dimension's weight in the total, a penalty, a threshold."""
 
 MAX_PAGE_PX = 32_768

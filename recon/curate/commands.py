@@ -21,7 +21,8 @@ VALIDATE_HELP = (
     "refers to sealed material, the starter builds offline, the reference reaches every "
     "state and passes every sealed check at every viewport and every workflow, the evidence "
     "is what the reference renders now, every check marked `discriminates: true` fails on "
-    "the starter and no preservation check fails on it already; exit 2 if there is a problem"
+    "the starter and no preservation check (assertion, or region below "
+    "thresholds.region_pass) fails on it already; exit 2 if there is a problem"
 )
 
 

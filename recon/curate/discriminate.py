@@ -7,8 +7,10 @@
 - a check marked ``discriminates: true`` fails on the starter: an assertion at one contract
   viewport at least, a workflow at one checkpoint at least or by a failing step. One that
   passes on the starter too is reported: it does not tell a solution from the starter;
-- no preservation assertion fails on the starter: preservation scores only what passed
-  before the change, so such a check silently scores nothing.
+- no preservation assertion fails on the starter, and no preservation region scores below
+  ``thresholds.region_pass`` on the starter (its regional score against the reference, as
+  the grader computes it): preservation scores only what passed before the change, so such
+  a check silently scores nothing.
 """
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
+
+from recon.errors import ConfigError
 from recon.model.base import shown
 from recon.model.viewport import VIEWPORTS, Viewport
 from recon.pipeline.project import LoadedCase
@@ -24,6 +29,7 @@ from recon.pipeline.project import LoadedCase
 if TYPE_CHECKING:  # playwright loads only when cases are rendered
     from playwright.sync_api import Browser
 
+    from recon.grade.regional import Still
     from recon.render import Reader
 
 FIX_DISCRIMINATE = "make the check test what the task changes, or drop `discriminates: true`"
@@ -41,6 +47,7 @@ def rendered_problems(case: LoadedCase, starter: Path) -> list[str]:
     with open_browser() as browser:
         found += discrimination(browser, read, case)
         found += preservation_on_starter(browser, read, case)
+        found += preservation_regions_on_starter(browser, read, case)
     return found
 
 
@@ -123,3 +130,48 @@ def preservation_on_starter(browser: Browser, read: Reader, case: LoadedCase) ->
         for r in results
         if not r.passed
     ]
+
+
+def preservation_regions_on_starter(browser: Browser, read: Reader, case: LoadedCase) -> list[str]:
+    """Preservation regions the starter already fails: the grader's regional score of the
+    starter's first route (default state) against the reference's, below ``region_pass``."""
+    from recon.curate.freeze import folder_reader
+    from recon.grade.preservation import region_passes
+    from recon.grade.regional import score
+
+    protected = [r for r in case.grading.regions if r.id in case.grading.preservation.regions]
+    if not protected:
+        return []
+    names = sorted({r.viewport for r in protected})
+    reference = _stills(browser, folder_reader(case.reference), case.contract.routes[0], names)
+    starter = _stills(browser, read, case.contract.routes[0], names)
+    try:
+        regional = score(protected, starter, reference, case.grading.thresholds)
+    except ConfigError:  # a selector that resolves to nothing: the reference's check says so
+        return []
+    threshold = case.grading.thresholds.region_pass
+    combined = {str(r["id"]): float(r["combined"]) for r in regional.rows}
+    return [
+        f"{shown(case.grading_file)}: preservation.regions ({ident}): fails on the starter "
+        f"already (regional {combined[ident]:.3f} < thresholds.region_pass {threshold}), so "
+        "preservation never scores it; protect a region the starter renders like the "
+        "reference, or drop it from preservation.regions"
+        for ident, passed in region_passes(regional, threshold).items()
+        if not passed
+    ]
+
+
+def _stills(browser: Browser, read: Reader, route: str, names: list[str]) -> dict[str, Still]:
+    """The default state's full-page still and DOM snapshot at each named viewport."""
+    from recon.grade.attempt import decode_png
+    from recon.grade.regional import Still
+    from recon.render import capture
+
+    stills = {}
+    for name in names:
+        shot = capture(browser, read, route, _viewport(name))
+        image = decode_png(shot.full_png)
+        if image is None:  # the failure is what the grader would score: a blank page
+            image = np.full((_viewport(name).height, _viewport(name).width, 3), 255, np.uint8)
+        stills[name] = Still(image=image, dom=shot.dom if shot.full_png else [])
+    return stills

@@ -66,7 +66,7 @@ def test_the_scaffold_validates_and_a_check_passing_on_the_starter_is_reported(
     starter.write_text(starter.read_text().replace("<main>\n", "<main>\n<h1>Replace me</h1>\n"))
     grading = project / GRADING
     grading.write_text(
-        grading.read_text().replace(
+        _protect_heading(grading.read_text()).replace(
             "  assertions:\n",
             "  assertions:\n    - id: footer-kept\n      locator: {role: contentinfo}\n"
             "      expect: visible\n",
@@ -86,8 +86,38 @@ def test_the_scaffold_validates_and_a_check_passing_on_the_starter_is_reported(
         for x in lines
     ), done.stderr
     assert any("public/starter/site/notes.yaml: is a copy of sealed" in x for x in lines)
+    # the protected heading region is now on the starter as on the reference: not reported
+    assert not any("preservation.regions" in x for x in lines), done.stderr
     # the reference itself fails the new preservation check too: reported as well
     assert any(
         "preservation.assertions (footer-kept) at desktop: fails on the reference" in x
         for x in lines
     )
+
+
+def _protect_heading(grading: str) -> str:
+    """The scaffold's grading with its heading region under preservation."""
+    protected = grading.replace(
+        "      expect: visible\npolicy: {}",
+        "      expect: visible\n  regions: [heading]\npolicy: {}",
+    )
+    assert protected != grading
+    return protected
+
+
+@pytest.mark.browser
+def test_a_protected_region_the_starter_lacks_is_reported(tmp_path: Path) -> None:
+    project = _project(tmp_path)
+    assert recon(project, "case", "new", "my-page").returncode == 0
+    grading = project / GRADING
+    grading.write_text(_protect_heading(grading.read_text()))
+    done = recon(project, "case", "validate", "my-page")
+    assert done.returncode == 2, done.stdout
+    lines = done.stderr.splitlines()
+    problem = [x for x in lines if "preservation.regions" in x]
+    assert len(problem) == 1, done.stderr
+    assert (
+        f"{GRADING}: preservation.regions (heading): fails on the starter already (regional 0."
+        in problem[0]
+    ), problem
+    assert "< thresholds.region_pass 0.8)" in problem[0]

@@ -7,18 +7,23 @@ SOURCE is one of
 - ``npm:<pkg>@<version>[:<path>]``: the package tarball as ``npm pack`` gets it (from
   npm's cache, else its registry), pinned by the tarball's ``integrity``; the files under
   ``package/<path>`` (default: the whole package);
-- ``deb:<pkg>=<version>[:<path>]``: the .deb as ``apt-get download`` gets it, pinned by
-  its sha256; the files under ``<path>`` of its data (``dpkg-deb -x``);
+- ``deb:<pkg>=<version>[:<path>]``: the .deb as ``apt-get download`` gets it (from the
+  archives of apt's sources; ``APT_CONFIG`` names another apt configuration), pinned by its
+  sha256; the files under ``<path>`` of its data (``dpkg-deb -x``). A version may carry an
+  epoch (``deb:pkg=1:2.0-1:usr/share/doc/pkg``);
 - ``http(s)://...``: one page, fetched once; refused with a clear error when no network
   reaches the host.
 
 Each gives a :class:`Fetched`: the files (``{relative path: bytes}``) and the facts of the
 source provenance records. Archive members that would land outside the extraction
-folder, links and special files are refused by tarfile's ``data`` filter.
+folder, links and special files are refused by tarfile's ``data`` filter; a ``<path>``
+that leads outside the package is refused, and links that leave the folder frozen are
+not followed (:func:`recon.curate.pin.read_tree`).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -28,6 +33,7 @@ import tempfile
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,7 +42,8 @@ from recon.errors import ConfigError
 from recon.model.provenance import SourceKind
 
 NPM = re.compile(r"^npm:(?P<pkg>(@[a-z0-9._~-]+/)?[a-z0-9._~-]+)@(?P<ver>[^:\s]+)(:(?P<path>.*))?$")
-DEB = re.compile(r"^deb:(?P<pkg>[a-z0-9][a-z0-9.+-]+)=(?P<ver>[^:\s]+)(:(?P<path>.*))?$")
+# a Debian version is [epoch:]upstream[-revision], its upstream part starting with a digit
+DEB = re.compile(r"^deb:(?P<pkg>[a-z0-9][a-z0-9.+-]+)=(?P<ver>(\d+:)?\d[^:\s]*)(:(?P<path>.*))?$")
 FETCH_TIMEOUT_S = 300
 URL_TIMEOUT_S = 10
 FORMS = "a folder, npm:<pkg>@<version>[:<path>], deb:<pkg>=<version>[:<path>] or a URL"
@@ -81,7 +88,8 @@ def _local(folder: Path) -> Fetched:
     )  # fmt: skip
 
 
-def _run(command: list[str], cwd: Path, what: str) -> str:
+def _run(command: list[str], cwd: Path, what: str, fix: Callable[[], str] = lambda: "") -> str:
+    """``command``'s output; when it fails, one line: its error and ``fix()`` (or a hint)."""
     try:
         done = subprocess.run(
             command, cwd=cwd, capture_output=True, text=True, timeout=FETCH_TIMEOUT_S
@@ -89,11 +97,19 @@ def _run(command: list[str], cwd: Path, what: str) -> str:
     except (OSError, subprocess.TimeoutExpired) as err:
         raise ConfigError(f"--from {what}: `{' '.join(command)}` could not run: {err}") from None
     if done.returncode != 0:
-        tail = (done.stderr.strip().splitlines() or [""])[-1][:300]
         raise ConfigError(
-            f"--from {what}: `{' '.join(command)}` failed ({tail}); check the name and version"
+            f"--from {what}: `{' '.join(command)}` failed ({_error_line(done.stderr)}); "
+            f"{fix() or 'check the name and version'}"
         )
     return done.stdout
+
+
+def _error_line(stderr: str) -> str:
+    """The line of a tool's stderr that says what failed: apt's first ``E:`` line (a hash
+    mismatch ends with the file's date, not the error), else the last line."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    said = [line for line in lines if line.startswith("E:")]
+    return (said[:1] or lines[-1:] or [""])[0][:300]
 
 
 def _npm(source: str) -> Fetched:
@@ -122,10 +138,14 @@ def _npm(source: str) -> Fetched:
 def _deb(source: str) -> Fetched:
     m = DEB.match(source)
     if m is None:
-        raise ConfigError(f"--from {source}: write deb:<pkg>=<version>[:<path>]")
+        raise ConfigError(
+            f"--from {source}: write deb:<pkg>=<version>[:<path>] (a Debian version starts "
+            "with a digit, after an optional epoch `N:`)"
+        )
     pkg, ver, sub = m["pkg"], m["ver"], (m["path"] or "").strip("/")
     with tempfile.TemporaryDirectory(prefix="recon-deb-") as tmp:
-        _run(["apt-get", "download", f"{pkg}={ver}"], Path(tmp), source)
+        fix = functools.partial(_apt_hint, pkg, ver)
+        _run(["apt-get", "download", f"{pkg}={ver}"], Path(tmp), source, fix)
         debs = sorted(Path(tmp).glob("*.deb"))
         if len(debs) != 1:
             raise ConfigError(f"--from {source}: apt-get download left {len(debs)} .deb files")
@@ -138,14 +158,57 @@ def _deb(source: str) -> Fetched:
     )  # fmt: skip
 
 
+def _apt_hint(pkg: str, ver: str) -> str:
+    """What to do when apt could not download ``pkg=ver``, from the versions apt knows."""
+    try:
+        done = subprocess.run(
+            ["apt-cache", "madison", pkg], capture_output=True, text=True, timeout=URL_TIMEOUT_S
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    rows = [line.split("|") for line in done.stdout.splitlines()]
+    known = list(dict.fromkeys(r[1].strip() for r in rows if len(r) >= 3 and r[0].strip() == pkg))
+    if not known:
+        return (
+            f"apt knows no package {pkg}: check the name, or add the archive that has it to "
+            "apt's sources and run `apt-get update`"
+        )
+    if ver not in known:
+        return f"apt knows {pkg} {', '.join(known)}: pick one of those"
+    return f"apt knows {pkg} {ver} but could not fetch it: run `apt-get update` and retry"
+
+
 def _under(folder: Path, sub: str, source: str) -> Tree:
     base = folder / sub if sub else folder
+    if base.resolve() != folder.resolve() and folder.resolve() not in base.resolve().parents:
+        raise ConfigError(
+            f"--from {source}: the path {sub!r} leads outside the package (through `..` or a "
+            "link); give a folder inside it"
+        )
+    if base.is_file():
+        raise ConfigError(f"--from {source}: {sub!r} is a file; give the folder that holds it")
     if not base.is_dir():
-        raise ConfigError(f"--from {source}: the source has no folder {sub!r}; fix the path")
+        raise ConfigError(
+            f"--from {source}: the source has no folder {sub!r} ({_nearest(folder, sub)}); "
+            "fix the path"
+        )
     files = read_tree(base)
     if not files:
         raise ConfigError(f"--from {source}: {sub or 'the source'} holds no file")
     return files
+
+
+def _nearest(folder: Path, sub: str) -> str:
+    """What the deepest existing folder on the way to ``sub`` holds (to show the way)."""
+    at, parts = folder, Path(sub).parts
+    for part in parts:
+        if not (at / part).is_dir():
+            break
+        at = at / part
+    names = sorted(p.name + ("/" if p.is_dir() else "") for p in at.iterdir())
+    where = at.relative_to(folder).as_posix() if at != folder else "its top"
+    shown = ", ".join(names[:12]) + (", ..." if len(names) > 12 else "")
+    return f"{where} holds {shown or 'nothing'}"
 
 
 def _url(source: str) -> Fetched:

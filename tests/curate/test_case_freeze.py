@@ -23,13 +23,6 @@ def _site(folder: Path, heading: str = "Hello") -> Path:
     return folder
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    (tmp_path / "cases").mkdir()
-    assert main(["--root", str(tmp_path), "case", "new", "my-page", "--no-evidence"]) == 0
-    return tmp_path
-
-
 def _freeze(project: Path, source: Path | str) -> int:
     args = ["--root", str(project), "case", "freeze", "my-page", "--from", str(source)]
     return main([*args, "--no-evidence"])

@@ -32,6 +32,7 @@ from recon.render.page import (
     raise_if_broken,
 )
 from recon.render.serve import ORIGIN, NetworkEvent, Reader
+from recon.render.session import HARNESS_LIMIT_S
 from recon.render.snapshot import DOM_LIMIT, snapshot
 from recon.render.steps import run_steps
 from recon.render.stills import Stability, stable_stills, unproven_stills
@@ -133,7 +134,7 @@ def _unstick(session: Session) -> None:
 
 def _snapshot(session: Session) -> list[dict[str, Any]]:
     try:
-        with guard(session):
+        with guard(session, HARNESS_LIMIT_S):
             dom, failure = snapshot(session.cdp, session.world.evaluate, DOM_LIMIT)
         session.failures.extend([failure] if failure else [])
         return dom

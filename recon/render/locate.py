@@ -46,6 +46,7 @@ from playwright.sync_api import Error as PlaywrightError
 
 from recon.model.interaction import Locator
 from recon.render.page import Reader, Viewport, guard, load, open_page
+from recon.render.session import HARNESS_LIMIT_S
 from recon.render.snapshot import Element, IsolatedWorld, snapshot
 
 GROUP = "recon-locate"
@@ -143,7 +144,7 @@ def live_snapshot(
     page, to act on an element the snapshot names (:func:`element_path`)."""
     with open_page(browser, read, viewport) as session:
         load(session, route, settle_ms)
-        with guard(session):
+        with guard(session, HARNESS_LIMIT_S):
             dom, _ = snapshot(session.cdp, session.world.evaluate)
         yield dom, Locate(session.cdp, session.world)
 

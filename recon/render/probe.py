@@ -46,6 +46,7 @@ from recon.render.page import (
     load,
     open_page,
 )
+from recon.render.session import HARNESS_LIMIT_S
 from recon.render.steps import run_step
 
 SETTLE_MS = 5000
@@ -145,7 +146,7 @@ def _checkpoint(
 
 def _screenshot(session: Session) -> bytes:
     try:
-        with guard(session):
+        with guard(session, HARNESS_LIMIT_S):
             return session.page.screenshot(animations="disabled", caret="hide")
     except PlaywrightError as exc:
         session.failures.append(f"checkpoint screenshot failed: {first_line(exc)}")

@@ -26,6 +26,13 @@ from recon.render.serve import NetworkEvent
 from recon.render.snapshot import IsolatedWorld
 
 SCRIPT_LIMIT_S = 3.0
+HARNESS_LIMIT_S = 30.0
+"""The guard's limit around the harness's own heavy work: DOM snapshots (the document
+tree, a script over every element, the accessibility tree) and checkpoint screenshots,
+whose time grows with the page and the machine's load. markdown-docs' faithful answer
+(about 6,000 elements) took over 3 s to snapshot at load average 25 on 2 cores, and the
+guard at ``SCRIPT_LIMIT_S`` terminated it and blamed the page. Page script that stalls
+this work is still terminated and recorded, after this long."""
 
 
 @dataclass

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +15,7 @@ from recon.model.contract import Step
 from recon.render import ORIGIN, NetworkEvent, Reader, Viewport, capture
 from recon.render.browser import FONT_DIR, chromium_path, open_browser
 from recon.render.page import load, open_page
+from recon.render.session import SCRIPT_LIMIT_S
 from recon.render.snapshot import _DOM_JS
 
 pytestmark = [
@@ -133,6 +136,26 @@ def test_a_page_that_never_settles_is_bounded_and_recorded(browser: Browser, nam
     assert shot.timings["settled"] == 0.0
     if "loop" in name:
         assert "page script ran past" in shot.failure
+
+
+def test_a_slow_dom_snapshot_is_not_blamed_on_the_page(
+    browser: Browser, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The snapshot is the harness's own work: on a loaded machine it takes seconds (a
+    6,000-element page took over 3 s at load 25), and the page-script guard must not
+    terminate it and record a page fault. The slowness is simulated: a delay longer than
+    the page-script limit before the real snapshot."""
+    capture_module = importlib.import_module("recon.render.capture")  # not the function
+    real = capture_module.snapshot
+
+    def slow(*args: object, **kwargs: object) -> object:
+        time.sleep(SCRIPT_LIMIT_S + 1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(capture_module, "snapshot", slow)
+    shot = capture(browser, reader({"index.html": "<p>static</p>"}), "/", VIEWPORT)
+    assert shot.failure is None
+    assert any(e["text"] == "static" for e in shot.dom)
 
 
 def test_a_step_whose_handler_never_returns_is_bounded_and_recorded(browser: Browser) -> None:

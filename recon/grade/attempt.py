@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import io
 import posixpath
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -52,6 +52,14 @@ from recon.grade.result import MetricResult
 from recon.model.grading import Grading
 
 VERSION = "attempt/1"
+REACHED_BY: dict[str, tuple[str, ...]] = {
+    "regional_visual": ("text_similarity", "position_tolerance_px"),
+    "responsive": ("overflow_tolerance_px",),
+    "preservation": ("text_similarity", "position_tolerance_px", "region_pass"),
+}
+"""Dimension -> the thresholds (``grading.thresholds``) its score reads; no other
+dimension reads one. Preservation reads the regional ones through its protected regions'
+regional scores."""
 DEFAULT_STATE = "default"
 MAX_DECODED_PIXELS = 40_000_000
 """Served images larger than this are measured for size but not decoded for hashing."""
@@ -104,32 +112,19 @@ def grade(
 ) -> dict[str, Any]:
     """The grade table of ``candidate`` against ``reference``; see the module docstring."""
     visual = _global(candidate.views, reference.views)
-    region_stills = _stills(reference.views)
-    cand_regional = regional.score(
-        grading.regions, _stills(candidate.views, region_stills), region_stills, grading.thresholds
-    )
+    reached = thresholded(grading, candidate, reference, starter, visual["rows"])
     func = functional.score(grading.assertions, candidate.probed.assertions.get(first_viewport, ()))
-    resp = responsive.score(_responsive(grading, candidate, reference, visual), grading.thresholds)
     flows = workflow_metric.score(
         grading.workflows, candidate.probed.workflows, _checkpoint_visuals(candidate, reference)
-    )
-    start_regional = regional.score(
-        grading.regions, _stills(starter.views, region_stills), region_stills, grading.thresholds
-    )
-    kept = preservation.score(
-        grading.preservation,
-        grading.regions,
-        _protected(starter, start_regional, grading),
-        _protected(candidate, cand_regional, grading),
     )
     pol = _policy(grading, candidate, evidence, served)
     results = {
         "global_visual": (visual["score"], visual["terms"], visual["rows"], global_visual.VERSION),
-        "regional_visual": _parts(cand_regional),
+        "regional_visual": _parts(reached["regional_visual"]),
         "functional": _parts(func),
-        "responsive": _parts(resp),
+        "responsive": _parts(reached["responsive"]),
         "workflow": _parts(flows),
-        "preservation": _parts(kept),
+        "preservation": _parts(reached["preservation"]),
         "policy": _parts(pol),
     }
     dims = {name: clamp(float(r[0]), f"dimension {name}") for name, r in results.items()}
@@ -147,6 +142,44 @@ def grade(
         },
         "probe_failures": dict(sorted(candidate.probed.failures.items())),
     }
+
+
+def thresholded(
+    grading: Grading,
+    candidate: Build,
+    reference: Build,
+    starter: Build,
+    visual_rows: Sequence[Mapping[str, Any]],
+    dimensions: Collection[str] = tuple(REACHED_BY),
+) -> dict[str, MetricResult]:
+    """The dimensions ``grading.thresholds`` reach (:data:`REACHED_BY`), as :func:`grade`
+    scores them; ``visual_rows`` are global visual's per-point rows, which no threshold
+    reaches. Only ``dimensions`` are scored (a calibration re-scores one at a time)."""
+    found: dict[str, MetricResult] = {}
+    if "responsive" in dimensions:
+        views = _responsive(grading, candidate, reference, visual_rows)
+        found["responsive"] = responsive.score(views, grading.thresholds)
+    if not {"regional_visual", "preservation"} & set(dimensions):
+        return found
+    region_stills = _stills(reference.views)
+    cand_regional = regional.score(
+        grading.regions, _stills(candidate.views, region_stills), region_stills, grading.thresholds
+    )
+    found["regional_visual"] = cand_regional
+    if "preservation" in dimensions:
+        start_regional = regional.score(
+            grading.regions,
+            _stills(starter.views, region_stills),
+            region_stills,
+            grading.thresholds,
+        )
+        found["preservation"] = preservation.score(
+            grading.preservation,
+            grading.regions,
+            _protected(starter, start_regional, grading),
+            _protected(candidate, cand_regional, grading),
+        )
+    return {name: found[name] for name in dimensions}
 
 
 def _parts(result: MetricResult) -> tuple[float, dict[str, float], list[dict[str, Any]], str]:
@@ -202,9 +235,9 @@ def _stills(views: Mapping[str, View], like: Mapping[str, Still] | None = None) 
 
 
 def _responsive(
-    grading: Grading, cand: Build, ref: Build, visual: dict[str, Any]
+    grading: Grading, cand: Build, ref: Build, visual_rows: Sequence[Mapping[str, Any]]
 ) -> list[responsive.ViewportResult]:
-    by_point = {row["point"]: row["score"] for row in visual["rows"]}
+    by_point = {row["point"]: row["score"] for row in visual_rows}
     cand_defaults = _defaults(cand.views)
     weights = {a.id: a.weight for a in grading.assertions}
     results = []

@@ -1,10 +1,12 @@
-"""``releases/calibrations/<id>.yaml``: a fitted set of dimension weights (issue 15).
+"""``releases/calibrations/<id>.yaml``: fitted dimension weights and thresholds (issue 15).
 
-Sealed like a case's ``grading.yaml`` weights: never copied into a workspace, a page or the
-site. A release names one (``calibration: <id>``); its grade cells then combine the
-dimensions with these weights instead of each case's sealed ones, the calibration file's
-digest is an input of every grade cell, and the manifest records it (``inputs.calibration``).
-The report keeps how well the fit agrees with the preferences it came from.
+Sealed like a case's ``grading.yaml`` weights and thresholds: never copied into a
+workspace, a page or the site. A release names one (``calibration: <id>``); its grade cells
+then combine the dimensions with these weights instead of each case's sealed ones and
+grade with these thresholds where the calibration gives one (a threshold it leaves out is
+each case's own), the calibration file's digest is an input of every grade cell, and the
+manifest records it (``inputs.calibration``). The report keeps how well the fit agrees
+with the preferences it came from, and what each candidate threshold value scored.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from pathlib import Path
 from pydantic import Field, field_validator
 
 from recon.model.base import Strict, Versioned
-from recon.model.grading import Dimension
+from recon.model.grading import Dimension, Grading, Pixels, ThresholdName, Thresholds
 from recon.model.values import Id, Share, summing_to_one
 
 FOLDER = Path("releases") / "calibrations"
@@ -43,6 +45,40 @@ class RaterReport(Strict):
     flagged: bool = False
 
 
+class FittedThresholds(Strict):
+    """Thresholds the fit chose, within :class:`~recon.model.grading.Thresholds`' bounds; a
+    field left out (the fit kept each case's own value) is each case's ``grading.yaml``."""
+
+    text_similarity: Share | None = None
+    position_tolerance_px: Pixels | None = None
+    overflow_tolerance_px: Pixels | None = None
+    region_pass: Share | None = None
+
+    def applied(self, own: Thresholds) -> Thresholds:
+        """A case's thresholds with the fitted ones in place of its own."""
+        return own.model_copy(update=self.model_dump(exclude_none=True))
+
+
+class ThresholdTrial(Strict):
+    """One candidate value of a threshold: the held-out fit of the preferences with every
+    judged capture re-scored at it."""
+
+    value: float | None = None  # None: each case's own value
+    log_loss: float = Field(ge=0)
+    agreement: float = Field(ge=0, le=1)
+    tied: bool = False  # within one paired standard error of the best: a tie
+
+
+class ThresholdReport(Strict):
+    """How one threshold was chosen: its grid, the value each case's grades used, every
+    candidate's held-out log-loss and agreement (the last sweep's) and the chosen value."""
+
+    grid: list[float]
+    current: dict[str, float]  # case -> the value the release's grades used
+    trials: list[ThresholdTrial]
+    chosen: float | None = None  # None: each case's own value
+
+
 class FitReport(Strict):
     """What the fit saw and how well it agrees, before (each dimension, each metric term,
     the current composite) and after (the fitted composite, held out)."""
@@ -59,19 +95,30 @@ class FitReport(Strict):
     current: Agreement  # the composite with the weights the release's grades used
     fitted: Agreement  # the fitted composite on held-out judgements (k-fold)
     raters: list[RaterReport] = Field(default_factory=list)
+    thresholds: dict[ThresholdName, ThresholdReport] = Field(default_factory=dict)  # {}: not fitted
+    sweeps: int = Field(default=0, ge=0)  # coordinate-search sweeps over the thresholds
+    rescorings: int = Field(default=0, ge=0)  # attempts re-graded at a candidate threshold
 
 
 class Calibration(Versioned):
-    """A fitted calibration: dimension weights (summing to 1) and its report."""
+    """A fitted calibration: dimension weights (summing to 1), the thresholds it fitted
+    (each optional) and its report."""
 
     id: Id
     release: Id | None = None  # the release whose captures the judgements compared
     method: str = Field(max_length=200)
     preferences: dict[str, str] = Field(default_factory=dict)  # file name -> blake3 digest
     weights: dict[Dimension, Share]
+    thresholds: FittedThresholds = Field(default_factory=FittedThresholds)
     report: FitReport
 
     @field_validator("weights")
     @classmethod
     def _sum_to_one(cls, value: dict[str, float]) -> dict[str, float]:
         return summing_to_one(value, 1e-6)  # fitted weights are rounded to 6 decimals
+
+    def applied(self, grading: Grading) -> Grading:
+        """A case's sealed grading as a release naming this calibration grades with it:
+        these weights, and these thresholds where given."""
+        thresholds = self.thresholds.applied(grading.thresholds)
+        return grading.model_copy(update={"weights": self.weights, "thresholds": thresholds})

@@ -236,13 +236,26 @@ class Policy(Strict):
     default_penalty: Share = 0.25
 
 
-class Thresholds(Strict):
-    """Per-case tolerances of the metrics (see the ``recon.grade`` module docstrings)."""
+Pixels = Annotated[int, Field(ge=0, le=4096)]
+"""A tolerance in CSS pixels."""
 
-    text_similarity: float = Field(default=0.9, ge=0, le=1)
-    position_tolerance_px: int = Field(default=24, ge=0, le=4096)
-    overflow_tolerance_px: int = Field(default=1, ge=0, le=4096)
-    region_pass: float = Field(default=0.8, ge=0, le=1)
+
+class Thresholds(Strict):
+    """Per-case tolerances of the metrics (see the ``recon.grade`` module docstrings). A
+    release's calibration may replace any of them (``recon.model.calibration``), within
+    the same bounds."""
+
+    text_similarity: Share = 0.9
+    position_tolerance_px: Pixels = 24
+    overflow_tolerance_px: Pixels = 1
+    region_pass: Share = 0.8
+
+
+ThresholdName = Literal[
+    "text_similarity", "position_tolerance_px", "overflow_tolerance_px", "region_pass"
+]
+THRESHOLDS: tuple[str, ...] = get_args(ThresholdName)
+"""The fields of :class:`Thresholds`, in order (a test keeps the two the same)."""
 
 
 class Grading(Versioned):

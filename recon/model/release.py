@@ -58,7 +58,8 @@ class ReleaseDef(Versioned):
     aggregation: Aggregation = Field(default_factory=Aggregation)
     calibration: Id | None = None
     """A fitted calibration (``releases/calibrations/<id>.yaml``, sealed): its weights
-    replace each case's sealed weights in the grade cells (``recon calibrate fit``)."""
+    replace each case's sealed weights in the grade cells, and its thresholds, where it
+    gives one, the case's own (``recon calibrate fit``)."""
 
     @model_validator(mode="after")
     def _each_once(self) -> ReleaseDef:

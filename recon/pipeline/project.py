@@ -218,7 +218,8 @@ class Project:
                 )
 
     def _check_calibration(self, path: Path, calibration: str) -> None:
-        """The named calibration exists and loads (its weights are sealed: never shown)."""
+        """The named calibration exists and loads (its weights and thresholds are sealed:
+        never shown)."""
         file = calibration_path(self.root, calibration)
         if not file.is_file():
             raise ConfigError(

@@ -22,3 +22,45 @@ def test_missing_and_malformed_calibration_are_one_line_errors(tmp_path: Path) -
     assert malformed.returncode == 2 and "Traceback" not in malformed.stderr
     assert "releases/calibrations/nope.yaml" in malformed.stderr
     assert "weights must sum to 1" in malformed.stderr or "report" in malformed.stderr
+
+
+VALID = """schema_version: 1
+id: nope
+method: m
+weights: {global_visual: 0.5, functional: 0.5}
+report:
+  judgements: 0
+  decisive: 0
+  ties: 0
+  both_bad: 0
+  folds: 5
+  l2: 0.001
+  scale: 1.0
+  dimensions: {}
+  current: {agreement: 0.5, low: 0.0, high: 1.0, judgements: 0}
+  fitted: {agreement: 0.5, low: 0.0, high: 1.0, judgements: 0}
+"""
+
+
+def test_a_bad_threshold_in_a_calibration_is_one_error_naming_file_field_and_fix(
+    tmp_path: Path,
+) -> None:
+    project = copy_project(tmp_path / "p")
+    definition = project / "releases/demo.yaml"
+    definition.write_text(definition.read_text() + "calibration: nope\n")
+    (project / "releases/calibrations").mkdir()
+    path = project / "releases/calibrations/nope.yaml"
+    path.write_text(VALID + "thresholds: {region_pass: 0.6, position_tolerance_px: 48}\n")
+    assert recon(project, "validate", "--no-render").returncode == 0  # a good one loads
+    for bad, message in (
+        ("{region_pass: 1.5}", "thresholds.region_pass: out of range: must be at most 1"),
+        ("{overflow_tolerance_px: -3}", "thresholds.overflow_tolerance_px: out of range"),
+        ("{position_tolerance_px: 12.5}", "thresholds.position_tolerance_px: must be a whole"),
+        ("{region_pas: 0.7}", "thresholds.region_pas: unknown key; remove it or check"),
+    ):
+        path.write_text(VALID + f"thresholds: {bad}\n")
+        done = recon(project, "validate", "--no-render")
+        assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1, done.stderr
+        assert "releases/calibrations/nope.yaml: " + message in lines[0], lines[0]

@@ -38,19 +38,9 @@ def grade(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
     store = rt.store
     loaded = rt.project.cases[cell.params["case"]]
     pts = [Point.from_params(raw) for raw in cell.params["points"]]
-    reference_views: dict[str, View] = {}
-    for pt in pts:
-        reference_views.update(read_views(store, inputs[f"oracle.{pt.id}.captures"], [pt]))
-    candidate_views = read_views(store, inputs["capture.captures"], pts)
-
-    def probed(dep: str) -> Probed:
-        return read_probed(store, inputs[f"{dep}.results"], inputs[f"{dep}.checkpoints"])
-
     table = grade_attempt(
         calibrated(rt, loaded.grading, cell.params.get("calibration")),
-        Build(candidate_views, probed("probe")),
-        Build(reference_views, probed("reference-probe")),
-        Build(read_views(store, inputs["starter-capture.captures"], pts), probed("starter-probe")),
+        *read_builds(store, inputs, pts),
         first_viewport=pts[0].viewport.name,
         evidence=read_evidence(store, inputs["evidence.bundle"]),
         served=read_served(store, build, inputs["capture.captures"]),
@@ -59,14 +49,33 @@ def grade(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
     return Produced({"grade": blob(store, table)})
 
 
+def read_builds(
+    store: Store, inputs: dict[str, str], pts: list[Point]
+) -> tuple[Build, Build, Build]:
+    """The attempt's, the reference's and the starter's builds, as a grade cell with these
+    ``inputs`` (its action record's) reads them."""
+
+    def probed(dep: str) -> Probed:
+        return read_probed(store, inputs[f"{dep}.results"], inputs[f"{dep}.checkpoints"])
+
+    reference_views: dict[str, View] = {}
+    for pt in pts:
+        reference_views.update(read_views(store, inputs[f"oracle.{pt.id}.captures"], [pt]))
+    return (
+        Build(read_views(store, inputs["capture.captures"], pts), probed("probe")),
+        Build(reference_views, probed("reference-probe")),
+        Build(read_views(store, inputs["starter-capture.captures"], pts), probed("starter-probe")),
+    )
+
+
 def calibrated(rt: Runtime, grading: Grading, calibration: dict[str, str] | None) -> Grading:
-    """The case's sealed grading, its weights replaced by the release's calibration's."""
+    """The case's sealed grading with the release's calibration's weights and thresholds."""
     if calibration is None:
         return grading
     path = calibration_path(rt.project.root, calibration["id"])
     if rt.stat.digest(path) != calibration["digest"]:
         raise HarnessError(f"{path}: changed since the build was planned; run the build again")
-    return grading.model_copy(update={"weights": load_yaml(Calibration, path).weights})
+    return load_yaml(Calibration, path).applied(grading)
 
 
 def shot_digests(store: Store, checkpoints: str) -> dict[str, str]:

@@ -7,14 +7,18 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import yaml
 
 from recon.calibrate.scores import Shot
+
+if TYPE_CHECKING:
+    from recon.calibrate.measure import Thresholding
 from recon.errors import ConfigError
-from recon.model import Calibration, Judgement, PageJudgement, PairKey, load_json
+from recon.model import Judgement, PageJudgement, PairKey, load_json
 from recon.model.base import shown
 from recon.model.calibration import path_of
 from recon.pipeline.project import Project
@@ -41,8 +45,11 @@ INGEST_HELP = (
 FIT_HELP = (
     "measure each dimension's, metric term's and the current composite's agreement with "
     "preference rows (bootstrap 95%% intervals), fit non-negative weights by Bradley–Terry "
-    "with L2 and 5-fold held-out agreement, check raters, and write "
-    "releases/calibrations/<id>.yaml; bad rows: one error naming file and line, exit 2"
+    "with L2 and 5-fold held-out agreement, fit the thresholds (each over a declared grid, "
+    "the judged captures re-scored by the grader from the stored captures and probe "
+    "records, the value with the best held-out log-loss kept; 2 coordinate sweeps; see "
+    "recon/calibrate/CARD.md), check raters, and write releases/calibrations/<id>.yaml; "
+    "bad rows: one error naming file and line, exit 2"
 )
 
 
@@ -104,52 +111,52 @@ def _release_of(rows: list[Judgement], given: str | None) -> str:
 
 def cmd_fit(args: argparse.Namespace) -> int:
     from recon.calibrate.measure import calibrate
+    from recon.calibrate.report import report
     from recon.calibrate.rows import check, read
     from recon.calibrate.scores import by_digest
 
     paths = [Path(p) for p in args.preferences]
     read_rows = read(paths, Judgement)
     release = _release_of([r for _, r in read_rows], args.release)
-    project, _store, found = _open(args.root, release)
+    project, store, found = _open(args.root, release)
     table = by_digest(found)
     rows = check(read_rows, release, table)
     digests = {shown(p): digest_bytes(p.read_bytes()) for p in paths}
     ident = args.id or f"{release}-{digest_bytes(''.join(sorted(digests.values())).encode())[:8]}"
-    calibration = calibrate(ident, release, rows, table, digests, args.seed, args.min_consistency)
+    thresholding = None
+    if not args.no_thresholds:
+        thresholding = _thresholding(project, store, release, rows, table)
+    calibration = calibrate(
+        ident, release, rows, table, digests, args.seed, args.min_consistency, thresholding
+    )
     target = path_of(project.root, ident)
     target.parent.mkdir(parents=True, exist_ok=True)
-    text = yaml.safe_dump(calibration.model_dump(mode="json"), sort_keys=False, allow_unicode=True)
+    dumped = calibration.model_dump(mode="json", exclude_none=True)
+    text = yaml.safe_dump(dumped, sort_keys=False, allow_unicode=True)
     write_atomic(target, text.encode("utf-8"))
-    print(
-        report(calibration, f"{shown(target)} (digest {digest_bytes(text.encode())[:12]})"), end=""
-    )
+    where = f"{shown(target)} (digest {digest_bytes(text.encode())[:12]})"
+    print(report(calibration, where), end="")
     return 0
 
 
-def report(c: Calibration, where: str) -> str:
-    r = c.report
-    lines = [
-        f"calibration {c.id} of release {c.release}: {r.judgements} judgement(s), "
-        f"{r.decisive} decisive, {r.ties} tie(s), {r.both_bad} both bad "
-        "(agreement is measured on decisive judgements; ties count half a win in the fit)",
-        f"{'':<22}{'agreement':>10}  {'95% interval':<17}{'fitted weight':>14}",
-    ]
-    for name, a in r.dimensions.items():
-        lines.append(
-            f"{name:<22}{a.agreement:>10.3f}  {a.low:.3f}–{a.high:<11.3f}{c.weights[name]:>14.3f}"
-        )
-    for label, a in (("current composite", r.current), ("fitted (held out)", r.fitted)):
-        lines.append(f"{label:<22}{a.agreement:>10.3f}  {a.low:.3f}–{a.high:.3f}")
-    for rater in r.raters:
-        consistency = "—" if rater.consistency is None else f"{rater.consistency:.2f}"
-        flag = "  FLAGGED: below the consistency threshold" if rater.flagged else ""
-        lines.append(
-            f"rater {rater.rater}: {rater.judgements} judgement(s), {rater.repeats} "
-            f"repeat(s), consistency {consistency}, both bad "
-            f"{rater.both_bad:.1%}{flag}"
-        )
-    lines.append(f"wrote {where} (sealed: name it in a release as `calibration: {c.id}`)")
-    return "\n".join(lines) + "\n"
+def _thresholding(
+    project: Project,
+    store: Store,
+    release: str,
+    rows: list[Judgement],
+    table: Mapping[tuple[str, str, str], Shot],
+) -> Thresholding:
+    """The re-grader of the judged captures' attempts (see :mod:`recon.calibrate.sources`)."""
+    from recon.calibrate.measure import Thresholding
+    from recon.calibrate.regrade import Regrader
+    from recon.calibrate.scores import load_manifest
+    from recon.calibrate.sources import current_thresholds, judged_sources
+
+    manifest = load_manifest(project.root, release)
+    attempts = {table[(r.case, r.point, d)].attempt for r in rows for d in (r.left, r.right)}
+    own = {r.case: project.cases[r.case].grading.thresholds for r in rows}
+    sources = judged_sources(project, store, manifest, attempts)
+    return Thresholding(Regrader(sources), current_thresholds(project, release), own)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], add: Add) -> None:
@@ -195,5 +202,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], add: Add)
         default=MIN_CONSISTENCY,
         metavar="RATE",
         help=f"flag raters below this self-consistency (default: {MIN_CONSISTENCY})",
+    )
+    fit.add_argument(
+        "--no-thresholds",
+        action="store_true",
+        help="fit the weights only; the calibration then keeps each case's own thresholds",
     )
     fit.set_defaults(handler=cmd_fit)

@@ -31,6 +31,11 @@ class Fitted:
     beta: np.ndarray  # non-negative coefficients, one per feature
     l2: float
     held_out: Agreed  # the fitted composite's agreement on held-out decisive judgements
+    losses: np.ndarray  # each judgement's held-out log-loss with that λ (what chose it)
+
+    @property
+    def log_loss(self) -> float:
+        return float(self.losses.mean())
 
     @property
     def scale(self) -> float:
@@ -45,9 +50,14 @@ class Fitted:
         return self.beta / self.scale
 
 
-def _loss(beta: np.ndarray, x: np.ndarray, t: np.ndarray, l2: float) -> float:
+def _each(beta: np.ndarray, x: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """Each judgement's log-loss under β."""
     z = x @ beta
-    return float(np.mean(np.logaddexp(0, -z) * t + np.logaddexp(0, z) * (1 - t)) + l2 * beta @ beta)
+    return np.asarray(np.logaddexp(0, -z) * t + np.logaddexp(0, z) * (1 - t))
+
+
+def _loss(beta: np.ndarray, x: np.ndarray, t: np.ndarray, l2: float) -> float:
+    return float(np.mean(_each(beta, x, t)) + l2 * beta @ beta)
 
 
 def solve(x: np.ndarray, t: np.ndarray, l2: float) -> np.ndarray:
@@ -87,21 +97,23 @@ def folds(n: int, seed: int, k: int = FOLDS) -> np.ndarray:
 
 def _held_out(
     x: np.ndarray, t: np.ndarray, fold: np.ndarray, l2: float
-) -> tuple[float, np.ndarray]:
-    """Mean held-out log-loss and, per decisive held-out judgement, its agreement point."""
-    losses, agreed = [], []
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each judgement's held-out log-loss and, per decisive held-out judgement, its
+    agreement point."""
+    losses, agreed = np.zeros(len(t)), []
     for f in np.unique(fold):
         train, test = fold != f, fold == f
         beta = solve(x[train], t[train], l2)
-        losses.append(_loss(beta, x[test], t[test], 0.0) * test.sum())
+        losses[test] = _each(beta, x[test], t[test])
         decisive = test & (t != 0.5)
         agreed.append(points(x[decisive] @ beta, np.where(t[decisive] == 1, 1.0, -1.0)))
-    return float(np.sum(losses) / len(t)), np.concatenate(agreed)
+    return losses, np.concatenate(agreed)
 
 
 def fit(x: np.ndarray, t: np.ndarray, seed: int = 0) -> Fitted:
     """Choose λ by held-out log-loss, report held-out agreement, fit on everything."""
     fold = folds(len(t), seed)
     trials = {l2: _held_out(x, t, fold, l2) for l2 in L2_GRID}
-    l2 = min(L2_GRID, key=lambda lam: (trials[lam][0], -lam))
-    return Fitted(solve(x, t, l2), l2, summarise(trials[l2][1], seed))
+    l2 = min(L2_GRID, key=lambda lam: (float(trials[lam][0].mean()), -lam))
+    losses, agreed = trials[l2]
+    return Fitted(solve(x, t, l2), l2, summarise(agreed, seed), losses)

@@ -1,9 +1,11 @@
 """From checked judgements and the release's capture scores to a :class:`Calibration`.
 
-Pure: the judgements and the score table in, the artifact (weights and report) out.
-Agreement before calibration is measured for each dimension, each metric term and the
-current composite (the weights each grade used); after, for the fitted composite on
-held-out folds (:mod:`recon.calibrate.fit`). Every interval is a seeded bootstrap 95%.
+Pure: the judgements and the score table in, the artifact (weights, thresholds and
+report) out. Agreement before calibration is measured for each dimension, each metric
+term and the current composite (the weights each grade used); after, for the fitted
+composite on held-out folds (:mod:`recon.calibrate.fit`). Every interval is a seeded
+bootstrap 95%. Given a :class:`Thresholding`, the thresholds are chosen first
+(:mod:`recon.calibrate.thresholds`) and the weights are those fitted at the chosen ones.
 """
 
 from __future__ import annotations
@@ -14,12 +16,21 @@ from dataclasses import dataclass
 import numpy as np
 
 from recon.calibrate.agreement import Agreed, agreement
-from recon.calibrate.fit import FOLDS, fit
+from recon.calibrate.fit import FOLDS, Fitted, fit
 from recon.calibrate.raters import MIN_CONSISTENCY, rate
+from recon.calibrate.regrade import Regrader, Setting, thresholds_of
 from recon.calibrate.scores import Shot
+from recon.calibrate.thresholds import GRID, SWEEPS, Searched, search
 from recon.model import Calibration, Judgement
-from recon.model.calibration import Agreement, FitReport, RaterReport
-from recon.model.grading import DIMENSIONS
+from recon.model.calibration import (
+    Agreement,
+    FitReport,
+    FittedThresholds,
+    RaterReport,
+    ThresholdReport,
+    ThresholdTrial,
+)
+from recon.model.grading import DIMENSIONS, THRESHOLDS, Thresholds
 
 METHOD = "bradley-terry/1: non-negative logistic regression on dimension differences, L2"
 TARGET = {"left": 1.0, "right": 0.0, "tie": 0.5, "both-bad": 0.5}
@@ -43,6 +54,17 @@ def design(rows: Sequence[Judgement], table: Mapping[tuple[str, str, str], Shot]
     target = np.array([TARGET[r.choice] for r in rows])
     outcome = np.select([target == 1.0, target == 0.0], [1.0, -1.0], 0.0)
     return Design(pairs, x.reshape(len(rows), len(DIMENSIONS)), target, outcome)
+
+
+@dataclass(frozen=True)
+class Thresholding:
+    """What fitting the thresholds needs: a re-grader of the judged captures' attempts,
+    the thresholds the release's grades used (its calibration's value, or None for each
+    case's own) and each judged case's own thresholds."""
+
+    regrader: Regrader
+    current: Setting
+    own: Mapping[str, Thresholds]
 
 
 def _model(agreed: Agreed) -> Agreement:
@@ -84,10 +106,12 @@ def calibrate(
     preferences: Mapping[str, str],
     seed: int = 0,
     min_consistency: float = MIN_CONSISTENCY,
+    thresholding: Thresholding | None = None,
 ) -> Calibration:
     d = design(rows, table)
     current = np.array([a.composite() - b.composite() for a, b in d.pairs])
-    fitted = fit(d.x, d.target, seed)
+    searched = None if thresholding is None else fit_thresholds(rows, table, thresholding, seed)
+    fitted = fit(d.x, d.target, seed) if searched is None else searched.fitted
     dims = {
         name: _model(agreement(d.x[:, i], d.outcome, seed)) for i, name in enumerate(DIMENSIONS)
     }
@@ -116,11 +140,74 @@ def calibrate(
         fitted=_model(fitted.held_out),
         raters=raters,
     )
+    chosen: dict[str, float] = {}
+    if searched is not None and thresholding is not None:
+        chosen = {k: v for k, v in searched.setting.items() if v is not None}
+        report = report.model_copy(
+            update={
+                "thresholds": threshold_reports(searched, thresholding),
+                "sweeps": SWEEPS,
+                "rescorings": thresholding.regrader.runs,
+            }
+        )
     return Calibration(
         id=ident,
         release=release,
         method=METHOD,
         preferences=dict(preferences),
         weights=rounded_weights(fitted.weights()),
+        thresholds=FittedThresholds.model_validate(chosen),
         report=report,
     )
+
+
+def fit_thresholds(
+    rows: Sequence[Judgement],
+    table: Mapping[tuple[str, str, str], Shot],
+    thresholding: Thresholding,
+    seed: int = 0,
+) -> Searched:
+    """The thresholds' coordinate search, each setting scored by the weights' held-out fit
+    over the judged captures re-scored at it."""
+    judged = {
+        key: table[key]
+        for r in rows
+        for key in ((r.case, r.point, r.left), (r.case, r.point, r.right))
+    }
+
+    def evaluate(setting: Setting) -> Fitted:
+        rescored = {key: thresholding.regrader.shot(s, setting) for key, s in judged.items()}
+        d = design(rows, rescored)
+        return fit(d.x, d.target, seed)
+
+    own = {
+        name: [float(getattr(t, name)) for _, t in sorted(thresholding.own.items())]
+        for name in THRESHOLDS
+    }
+    return search(evaluate, thresholding.current, own)
+
+
+def threshold_reports(searched: Searched, th: Thresholding) -> dict[str, ThresholdReport]:
+    def r(v: float) -> float:
+        return round(v, PLACES)
+
+    return {
+        name: ThresholdReport(
+            grid=[float(v) for v in GRID[name]],
+            current={
+                case: float(getattr(thresholds_of(own, th.current), name))
+                for case, own in sorted(th.own.items())
+            },
+            trials=[
+                ThresholdTrial(
+                    value=t.value,
+                    log_loss=r(t.fitted.log_loss),
+                    agreement=r(t.fitted.held_out.agreement),
+                    tied=t.tied,
+                )
+                for t in searched.trials[name]
+            ],
+            chosen=searched.setting[name],
+        )
+        for name in THRESHOLDS
+    }

@@ -10,6 +10,11 @@ a third-party host is added to the network log at random. Each variant is graded
 real grader (:func:`recon.grade.attempt.grade`), and its per-point scores are what the
 simulated raters compare.
 
+For the threshold recovery, the desktop default view of a variant may instead be the
+faithful one with its DOM snapshot moved right by one of a few offsets (:func:`shifted`;
+its pixels kept): where the text of the regions sits is then all that varies in regional
+visual, and ``position_tolerance_px`` decides how much an offset costs.
+
 A simulated rater prefers the left capture with probability σ(s · wᵀ(x_left − x_right))
 for hidden weights ``w`` over the seven dimensions and sharpness ``s`` (logistic noise);
 a random rater picks one of the four choices uniformly.
@@ -18,7 +23,7 @@ a random rater picks one of the four choices uniformly.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -26,9 +31,10 @@ from typing import Any
 
 import numpy as np
 
+from recon.calibrate.regrade import Source
 from recon.calibrate.scores import Shot, load_manifest, point_scores, used_weights
-from recon.grade import global_visual, policy
-from recon.grade.attempt import Build, Probed
+from recon.grade import global_visual, policy, regional
+from recon.grade.attempt import Build, Probed, View
 from recon.grade.attempt import grade as grade_attempt
 from recon.model import Judgement
 from recon.model.grading import DIMENSIONS
@@ -90,10 +96,26 @@ def _pick(rng: random.Random, options: dict[str, Any]) -> Any:
     return options[rng.choice(sorted(options))]
 
 
-def variant(src: Sources, rng: random.Random) -> Build:
-    """One recombined build (see the module docstring)."""
+def desktop_default(build: Build) -> str:
+    """The point id of the desktop default view of the first route (the regions' view)."""
+    return next(
+        p for p, v in build.views.items() if v.viewport == "desktop" and v.state == "default"
+    )
+
+
+def shifted(view: View, dx: int) -> View:
+    """``view`` with every element of its DOM snapshot moved ``dx`` px right, pixels kept."""
+    dom = [dict(e, box=[e["box"][0] + dx, *e["box"][1:]]) if "box" in e else e for e in view.dom]
+    return replace(view, dom=dom)
+
+
+def variant(src: Sources, rng: random.Random, moved: Sequence[View] = ()) -> Build:
+    """One recombined build (see the module docstring); with ``moved``, its desktop
+    default view is one of them."""
     f, s = src.builds["faithful"], src.builds["starter"]
     views = {pid: _pick(rng, {"f": f.views[pid], "s": s.views[pid]}) for pid in f.views}
+    if moved:
+        views[desktop_default(f)] = rng.choice(list(moved))
     if rng.random() < 0.4:
         pid = rng.choice(sorted(views))
         views[pid] = replace(views[pid], network=[*views[pid].network, THIRD_PARTY])
@@ -132,42 +154,78 @@ def _by_identity(fn: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
+def _regional_by_identity(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """:func:`regional.score` remembered per identity of the stills' pixels and DOM lists
+    and the thresholds' values (the stills mappings are built anew on every call). The
+    keyed objects are kept alive with the result, so an id is never reused meanwhile."""
+    seen: dict[tuple[Any, ...], tuple[Any, list[Any]]] = {}
+
+    def call(regions: Any, candidate: Any, reference: Any, thresholds: Any) -> Any:
+        held = [regions]
+        parts: list[Any] = [id(regions), tuple(thresholds.model_dump().items())]
+        for stills in (candidate, reference):
+            for name, still in sorted(stills.items()):
+                held += [still.image, still.dom]
+                parts.append((name, id(still.image), id(still.dom)))
+        key = tuple(parts)
+        if key not in seen:
+            seen[key] = (fn(regions, candidate, reference, thresholds), held)
+        return seen[key][0]
+
+    return call
+
+
 @contextmanager
 def remembered() -> Iterator[None]:
-    saved = global_visual.score, policy.evidence_rows
+    saved = global_visual.score, policy.evidence_rows, regional.score
     global_visual.score = _by_identity(saved[0])  # type: ignore[assignment]
     policy.evidence_rows = _by_identity(saved[1])  # type: ignore[assignment]
+    regional.score = _regional_by_identity(saved[2])  # type: ignore[assignment]
     try:
         yield
     finally:
-        global_visual.score, policy.evidence_rows = saved  # type: ignore[assignment]
+        global_visual.score, policy.evidence_rows, regional.score = saved  # type: ignore[assignment]
 
 
 def graded_variants(src: Sources, count: int, seed: int) -> list[Shot]:
     """``count`` variants of the case, graded; one :class:`Shot` per captured point."""
     with remembered():
-        return _graded(src, count, seed)
+        return _graded(src, count, seed)[0]
 
 
-def _graded(src: Sources, count: int, seed: int) -> list[Shot]:
+def graded_sources(
+    src: Sources, count: int, seed: int, moved: Sequence[View] = ()
+) -> tuple[list[Shot], dict[str, Source]]:
+    """:func:`graded_variants`, and each variant's grader inputs by attempt name (what a
+    :class:`~recon.calibrate.regrade.Regrader` re-scores); call it inside
+    :func:`remembered` and re-score there too."""
+    return _graded(src, count, seed, moved)
+
+
+def _graded(
+    src: Sources, count: int, seed: int, moved: Sequence[View] = ()
+) -> tuple[list[Shot], dict[str, Source]]:
     rng = random.Random(seed)
-    found = []
+    found, builds = [], {}
     for i in range(count):
+        build = variant(src, rng, moved)
         table = grade_attempt(
             src.case.grading,
-            variant(src, rng),
+            build,
             src.reference,
             src.starter,
             first_viewport=src.first_viewport,
             evidence=src.evidence,
             served={},
         )
+        attempt = f"{src.case.id}.v{i}"
+        visual = table["details"]["global_visual"]
+        builds[attempt] = Source(src.case.grading, build, src.reference, src.starter, visual)
         for point, (dims, terms) in point_scores(table).items():
             digest = f"{src.case.id}/{point}/v{i}".encode().hex()[:64].ljust(64, "0")
-            found.append(
-                Shot(src.case.id, point, f"v{i}", f"v{i}", digest, dims, terms, used_weights(table))
-            )
-    return found
+            weights = used_weights(table)
+            found.append(Shot(src.case.id, point, f"v{i}", attempt, digest, dims, terms, weights))
+    return found, builds
 
 
 def hidden_choice(

@@ -1,23 +1,28 @@
 """A release that names a calibration (issue 15): real doit builds in a temporary folder.
 
 Preference rows over the demo's real captures are fitted by `recon calibrate fit` into
-``releases/calibrations/<id>.yaml``; the demo release then names it. Only grade cells and
-what is downstream of them run again, the manifest records the calibration's digest,
-`recon diff` names ``calibration`` as the cause of every score it moved, and no fitted
-weight reaches the release JSON or the site.
+``releases/calibrations/<id>.yaml`` (weights and thresholds); the demo release then names
+it. Only grade cells and what is downstream of them run again, the manifest records the
+calibration's digest, `recon diff` names ``calibration`` as the cause of every score it
+moved, and no fitted weight reaches the release JSON or the site. A changed threshold in
+the calibration again re-runs only grade and downstream, and no threshold reaches them.
 """
 
 from __future__ import annotations
 
 import json
 import random
+import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 from recon.calibrate.pairs import candidates
 from recon.calibrate.scores import load_manifest, shots
 from recon.model import Calibration, Judgement, load_yaml
+from recon.model.calibration import FittedThresholds
+from recon.model.grading import THRESHOLDS, Thresholds
 from recon.store import Store, digest_bytes
 from tests.conftest import Build, clone_built, doit, recon
 
@@ -65,16 +70,29 @@ def test_calibration_regrades_only_and_diff_names_it(
     path = project / "releases/calibrations/cal-a.yaml"
     calibration = load_yaml(Calibration, path)
     assert calibration.report.judgements == 60 and calibration.release == "demo"
+    assert set(calibration.report.thresholds) == set(THRESHOLDS)
+    assert calibration.report.sweeps == 2 and calibration.report.rescorings > 0
+    assert f"2 coordinate sweeps, {calibration.report.rescorings} re-grading(s)" in fitted.stdout
+    for name, default in Thresholds().model_dump().items():
+        assert f"\n{name}: current {default:g}; chosen own\n" in fitted.stdout
+    grid = "  value          own        0        8       16       24       48       96      192\n"
+    assert grid in fitted.stdout  # position_tolerance_px: each case's own, then its grid
+    weights_only = recon(
+        project, "calibrate", "fit", str(prefs), "--id", "cal-w", "--no-thresholds"
+    )
+    assert weights_only.returncode == 0 and "thresholds: not fitted" in weights_only.stdout
+    # The demo's two answers (faithful, starter) barely move with any grid value (the
+    # largest move, position_tolerance_px 192, is 0.0024 of a starter's regional score):
+    # each case's own thresholds are kept, so the weights are the weights-only ones.
+    assert calibration.thresholds == FittedThresholds()
+    plain = load_yaml(Calibration, project / "releases/calibrations/cal-w.yaml")
+    assert plain.weights == calibration.weights and not plain.report.thresholds
+    written = yaml.safe_load((project / "releases/calibrations/cal-w.yaml").read_text())
+    assert written["thresholds"] == {} and written["report"].get("thresholds", {}) == {}
 
     definition = project / "releases/demo.yaml"
     definition.write_text(definition.read_text() + "calibration: cal-a\n")
-    build = doit(project, "release:demo")
-    assert set(build.executed) <= {"grade", "aggregate", "site", "manifest", "release"}, (
-        build.stdout
-    )
-    assert build.ran_kinds()["grade"] > 0 and build.executed["manifest"] == 1
-    for kind in ("evidence", "workspace", "image", "attempt", "oracle", "capture", "probe"):
-        assert build.ran_kinds()[kind] == 0 and build.executed[kind] == 0
+    regraded_only(doit(project, "release:demo"))
 
     manifest = json.loads((project / "releases/demo/manifest.json").read_text())
     assert manifest["inputs"]["calibration"] == digest_bytes(path.read_bytes())
@@ -105,12 +123,49 @@ def test_calibration_regrades_only_and_diff_names_it(
         assert "calibration" in [c["path"] for c in chain["causes"]], chain
     assert "calibration" in diff.stdout
 
-    published = [project / "releases/demo/release.json"]
-    published += [p for p in (project / "releases/demo/site").rglob("*") if p.is_file()]
-    texts = "\n".join(p.read_bytes().decode("utf-8", "replace") for p in published)
+    texts = published(project)
     shown_weights = [f"{w:.6f}".rstrip("0") for w in calibration.weights.values()]
     for weight in [w for w in shown_weights if len(w) >= 6]:  # 4+ decimals: not a round score
         assert weight not in texts, weight
+
+    # Thresholds no grid holds, so that a leak of any of them is recognisable.
+    data = yaml.safe_load(path.read_text())
+    data["thresholds"] = SEALED_THRESHOLDS
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    regraded_only(doit(project, "release:demo"))
+    after = json.loads((project / "releases/demo/manifest.json").read_text())
+    assert after["inputs"]["calibration"] == digest_bytes(path.read_bytes())
+    assert after["inputs"]["cases"] == manifest["inputs"]["cases"]  # the cases' own: unmoved
+    texts = published(project)
+    no_digests = re.sub(r"[0-9a-f]{12,}", "", texts)  # a digest may hold any 4 digits
+    for name, value in SEALED_THRESHOLDS.items():
+        assert name not in texts, name
+        assert not re.search(rf"(?<![\d.]){re.escape(str(value))}(?![\d])", no_digests), value
+
+
+def regraded_only(build: Build) -> None:
+    """Grade cells ran, and nothing upstream of them."""
+    assert set(build.executed) <= {"grade", "aggregate", "site", "manifest", "release"}, (
+        build.stdout
+    )
+    assert build.ran_kinds()["grade"] > 0 and build.executed["manifest"] == 1
+    for kind in ("evidence", "workspace", "image", "attempt", "oracle", "capture", "probe"):
+        assert build.ran_kinds()[kind] == 0 and build.executed[kind] == 0
+
+
+SEALED_THRESHOLDS = {
+    "text_similarity": 0.8371,
+    "position_tolerance_px": 1733,
+    "overflow_tolerance_px": 2917,
+    "region_pass": 0.6173,
+}
+
+
+def published(project: Path) -> str:
+    """The release JSON and every file of the site, as text."""
+    paths = [project / "releases/demo/release.json"]
+    paths += [p for p in (project / "releases/demo/site").rglob("*") if p.is_file()]
+    return "\n".join(p.read_bytes().decode("utf-8", "replace") for p in paths)
 
 
 def test_bad_rows_exit_2_with_one_line_each_and_no_traceback(

@@ -47,8 +47,9 @@ FIT_HELP = (
     "preference rows (bootstrap 95%% intervals), fit non-negative weights by Bradley–Terry "
     "with L2 and 5-fold held-out agreement, fit the thresholds (each over a declared grid, "
     "the judged captures re-scored by the grader from the stored captures and probe "
-    "records, the value with the best held-out log-loss kept; 2 coordinate sweeps; see "
-    "recon/calibrate/CARD.md), check raters, and write releases/calibrations/<id>.yaml; "
+    "records, the value with the best held-out log-loss kept, a tie within one standard "
+    "error keeping the current one; 2 coordinate sweeps; see recon/calibrate/CARD.md), "
+    "check raters, and write releases/calibrations/<id>.yaml; "
     "bad rows: one error naming file and line, exit 2"
 )
 
@@ -189,7 +190,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], add: Add)
     ingest.add_argument("--key", required=True, help="the page's DIR/pairs.key.json")
     ingest.add_argument("--out", required=True, help="the preference JSONL to write (new file)")
     ingest.set_defaults(handler=cmd_ingest)
-    fit = actions.add_parser("fit", help=FIT_HELP, description=FIT_HELP)
+    fit = actions.add_parser("fit", help=FIT_HELP, description=FIT_HELP.replace("%%", "%"))
     fit.add_argument("preferences", nargs="+", help="preference JSONL file(s)")
     fit.add_argument(
         "--release", help="the release whose captures were judged (default: the rows')"

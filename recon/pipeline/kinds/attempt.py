@@ -32,6 +32,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from requests.exceptions import RequestException
+
 from recon.agents import CommandAdapter, not_started
 from recon.errors import HarnessError, ReconError
 from recon.model import AttemptRecord, Egress, Entry, RunRecord
@@ -144,6 +146,9 @@ def _run(rt: Runtime, cell: Cell, entry: Entry, work: Path, out: Path) -> Attemp
             return _start(rt, cell, entry, work, out, {**os.environ, **issued})
     except ReconError as err:
         return not_started(f"harness: {err}")
+    except (RequestException, OSError) as err:  # the engine or host went away mid-request
+        where = "docker engine" if entry.sandbox.backend == "docker" else "host"
+        return not_started(f"harness: {where} not answering ({type(err).__name__}: {err})"[:600])
     except Exception as err:  # a harness bug: recorded and retried, never scored
         return not_started(f"harness bug: {type(err).__name__}: {err}")
 

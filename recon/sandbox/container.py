@@ -4,8 +4,9 @@ cap, helpers started and awaited, and the Candidate's processes frozen and kille
 ``Container`` is the engine-facing half of the docker backend (``docker.py`` holds the
 attempt's steps). Every engine answer it reads is one the engine may still be settling (an
 exec reported running after its output ended, a container still paused just after
-``unpause``): it waits a bounded ``ENGINE_SLACK_S`` for the settled answer, and anything
-else it cannot make sense of is a ``Fault``: the harness's failure, never the Candidate's.
+``unpause``, or marked paused again by the freeze's late event): it waits a bounded
+``ENGINE_SLACK_S`` for the settled answer, and anything else it cannot make sense of is a
+``Fault``: the harness's failure, never the Candidate's.
 """
 
 from __future__ import annotations
@@ -13,17 +14,19 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import docker
-from docker.errors import DockerException, NotFound
+from docker.errors import APIError, DockerException, NotFound
 from requests.exceptions import RequestException
 
 from recon.sandbox import engine
 from recon.sandbox.exec_stream import ExecStream, StreamError
 from recon.sandbox.rootfs import AGENT_UID
+
+T = TypeVar("T")
 
 ENGINE_SLACK_S = 60.0
 """How long the engine may take to report a state change it has already made (an exec's
@@ -54,7 +57,7 @@ class Container:
     def _service(self, cmd: list[str], what: str, user: str) -> None:
         """Start a harness helper and wait for its ``ready`` line."""
         api = self._api()
-        ex = api.exec_create(self.container.id, cmd, user=user)
+        ex = self._exec_create(cmd, user=user)
         stream = ExecStream(api, ex["Id"])
         seen = b""
         for chunk in stream.chunks():  # ends if the helper dies
@@ -73,9 +76,7 @@ class Container:
         children hold the output open) the Candidate's processes are killed."""
         api = self._api()
         self.oom_before = self._oom_kills()
-        ex = api.exec_create(
-            self.container.id, cmd, user=user, workdir=workdir, environment=dict(env)
-        )
+        ex = self._exec_create(cmd, user=user, workdir=workdir, environment=dict(env))
         pump = Pump(ExecStream(api, ex["Id"]), self.log_cap)
         pump.start()
         exited_at: float | None = None
@@ -101,6 +102,14 @@ class Container:
         if pump.error is not None:
             raise Fault(f"reading the output of {cmd[0]} failed: {pump.error}")
         return Step(code, pump.data(), pump.over_cap)
+
+    def _exec_create(self, cmd: list[str], **kw: Any) -> Any:
+        """``exec_create``, waiting out a pause the engine reports late (``_late_pause``)."""
+        return _late_pause(lambda: self._api().exec_create(self.container.id, cmd, **kw))
+
+    def _pause(self) -> None:
+        """``pause``, waiting out a late "paused" flag from the previous freeze."""
+        _late_pause(self.container.pause)
 
     def _check_alive(self) -> None:
         """A step that ended because its container went away (the engine stopping, say)
@@ -131,7 +140,7 @@ class Container:
         for _ in range(3):
             if not any(engine.uid_pids(init, uid) for uid in uids):
                 return
-            self.container.pause()
+            self._pause()
             try:
                 for uid in uids:
                     engine.kill_uid(init, uid)
@@ -211,3 +220,20 @@ class Pump(threading.Thread):
         if self.over_cap:
             data += f"\n[recon] output cap of {self.cap} bytes reached; stopped\n".encode()
         return data
+
+
+def _late_pause(call: Callable[[], T], wait_s: float = ENGINE_SLACK_S) -> T:
+    """Run an engine call the engine may refuse because of a pause it reports late:
+    containerd's "paused" event for a freeze can arrive after ``unpause`` has returned and
+    mark the container paused again until its "resumed" event follows. A call in between is
+    refused with 409 ("is paused", "is already paused"); it is retried for ``wait_s``."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            return call()
+        except APIError as err:
+            if err.status_code != 409 or "paused" not in str(err):
+                raise
+            if time.monotonic() > deadline:
+                raise Fault("the attempt container stayed paused") from err
+            time.sleep(0.05)

@@ -370,7 +370,7 @@ class _Attempt(Container):
         api = self._api()
         cmd = ["sh", "-c", 'head -c "$2" -- "$1" 2>/dev/null; true', "sh", self.trace_path,
                str(TRACE_CAP)]  # fmt: skip
-        ex = api.exec_create(self.container.id, cmd, user=_AGENT)
+        ex = self._exec_create(cmd, user=_AGENT)
         data, _ = ExecStream(api, ex["Id"]).read_all(TRACE_CAP)
         self.trace_file = self._scrub(data)
 
@@ -383,7 +383,7 @@ class _Attempt(Container):
         api = self._api()
         cmd = ["sh", "-c", _EXTRACT, "sh", output, expected, str(self.caps.files),
                str(self.caps.depth)]  # fmt: skip
-        ex = api.exec_create(self.container.id, cmd, user=_AGENT, workdir=WORK)
+        ex = self._exec_create(cmd, user=_AGENT, workdir=WORK)
         with tempfile.SpooledTemporaryFile(max_size=16 * 1024 * 1024) as spool:
             stream = ExecStream(api, ex["Id"])
             try:

@@ -59,6 +59,7 @@ lint: venv
 
 bench: system venv engine deps
 	$(PY) bench/dag_noop.py
+	$(PY) bench/dag_real.py
 	$(PY) bench/render_capture.py
 	$(PY) bench/grade_speed.py
 	$(PY) bench/sandbox_overhead.py

@@ -41,13 +41,17 @@ waited for: the playwright driver and chromium; ``wait4``); peak memory of the w
 process tree (PSS and RSS summed over the child and its descendants, sampled every 50 ms
 from ``/proc/<pid>/smaps_rollup``, with ``bench/render_capture.py``'s ``tree_memory``);
 the load average before and after; doit's executed and up-to-date task lines; recon's
-``ran``/``reused`` lines per cell kind; the files each column's checker hashed.
+``ran``/``reused`` lines per cell kind and the wall seconds of the cells that ran; the
+files each column's checker hashed.
 
     .venv/bin/python bench/dag_real.py [--release demo] [--repeat 3] [--change-repeat 2]
-        [--source .] [--out bench/results/dag_real.json]
+        [--source .] [--keep-base DIR | --built DIR] [--out bench/results/dag_real.json]
 
-A report, not a test: it prints a table and writes JSON (one entry per release, merged
-into ``--out``); it asserts no times.
+``--keep-base DIR`` keeps the cold-built project; ``--built DIR`` starts from such a
+project instead of a cold build (to repeat the steps of a release that is slow to build).
+
+A report, not a test: it prints a table and writes JSON (appended to the release's list of
+runs in ``--out``); it asserts no times.
 """
 
 from __future__ import annotations
@@ -80,7 +84,7 @@ RACY_WAIT = 1.5  # RACY_NS (1 s) plus a margin
 CHANGE_SHARE = 0.01
 GRADER = Path("recon/grade/_colour.py")
 GRADER_CONSTANT = re.compile(r"^DE_MAX = ([0-9.]+)$", re.MULTILINE)
-CELL_LINE = re.compile(r"^\[recon\] (ran|reused)\s+(\w+):", re.MULTILINE)
+CELL_LINE = re.compile(r"^\[recon\] (ran|reused)\s+(\w+):\S+\s+([0-9.]+)s$", re.MULTILINE)
 
 
 # --- the project copies ---------------------------------------------------------------
@@ -202,7 +206,11 @@ def build(root: Path, column: str, release: str, step: str) -> dict[str, Any]:
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"{step}: doit failed in {root}:\n{stdout[-3000:]}\n{stderr[-3000:]}")
     counts = json.loads((root / "bench_counts.json").read_text())
-    cells = Counter(f"{how}:{kind}" for how, kind in CELL_LINE.findall(stderr))
+    lines = CELL_LINE.findall(stderr)
+    cells = Counter(f"{how}:{kind}" for how, kind, _ in lines)
+    seconds: Counter[str] = Counter()
+    for how, kind, took in lines:
+        seconds[kind] += float(took) if how == "ran" else 0.0
     run = {
         "step": step,
         "column": column,
@@ -215,6 +223,7 @@ def build(root: Path, column: str, release: str, step: str) -> dict[str, Any]:
         "executed": sum(1 for line in stdout.splitlines() if line.startswith(".  ")),
         "uptodate": sum(1 for line in stdout.splitlines() if line.startswith("-- ")),
         "cells": dict(sorted(cells.items())),
+        "cell_seconds": {kind: round(took, 2) for kind, took in sorted(seconds.items()) if took},
         **counts,
     }
     print(f"  {step:<16}{column:<7}{run['wall_s']:8.2f} s wall {run['cpu_s']:8.2f} s CPU "
@@ -301,7 +310,7 @@ def summarise(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
-def table(rows: list[dict[str, Any]], cold: dict[str, Any]) -> str:
+def table(rows: list[dict[str, Any]], cold: dict[str, Any] | None) -> str:
     head = (f"{'step (median of runs)':<34}{'wall stock':>11}{'recon':>9}{'r/s':>7}"
             f"{'CPU stock':>11}{'recon':>9}{'r/s':>7}{'PSS MiB stock':>15}{'recon':>7}"
             f"{'tasks run s/r':>15}  cells recon ran; load")  # fmt: skip
@@ -319,6 +328,8 @@ def table(rows: list[dict[str, Any]], cold: dict[str, Any]) -> str:
             f"{executed:>15}  {_cells(rc['cells'][0])}; {min(loads):.1f}-{max(loads):.1f}"
         )
     lines += ["", parts(rows)]
+    if cold is None:
+        return "\n".join([*lines, "no cold build: the columns are copies of --built"])
     lines.append(f"cold build (recon's dodo.py, once): {cold['wall_s']:.1f} s wall, "
                  f"{cold['cpu_s']:.1f} s CPU, peak {cold['peak_pss_mib']:.0f} MiB PSS, load "
                  f"{cold['load'][0]:.1f}-{cold['load'][1]:.1f}; ran {_ran(cold)}")  # fmt: skip
@@ -366,19 +377,34 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--change-repeat", type=int, default=2,
                         help="1%%-changed and re-grade runs per column (median)")  # fmt: skip
     parser.add_argument("--source", type=Path, default=REPO, help="the project to copy")
+    parser.add_argument("--keep-base", type=Path, help="keep the cold-built project here")
+    parser.add_argument("--built", type=Path, help="start from this built project: no cold build")
     parser.add_argument("--out", type=Path, default=BENCH / "results" / "dag_real.json")
     return parser.parse_args(argv)
+
+
+def built_base(args: argparse.Namespace, base: Path) -> tuple[Path, dict[str, Any] | None]:
+    """The built project the columns are copied from: a cold build of a fresh copy (kept in
+    ``--keep-base`` if asked), or a copy of ``--built`` (an earlier run's, no cold build)."""
+    if args.built is not None:
+        shutil.copytree(args.built, base, symlinks=True)
+        shutil.copy2(BENCH / "dag_real_dodo.py", base / "bench_dodo.py")
+        return base, None
+    copy_project(args.source.resolve(), base, args.release)
+    cold = build(base, "recon", args.release, "cold")
+    if args.keep_base is not None:
+        shutil.copytree(base, args.keep_base, symlinks=True)
+    return base, cold
 
 
 def main(argv: list[str]) -> None:
     args = parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="recon-dag-real-") as tmp:
-        base = copy_project(args.source.resolve(), Path(tmp) / "base", args.release)
+        base, cold = built_base(args, Path(tmp) / "base")
         files, cases = release_inputs(base, args.release)
         changed = files_to_change(files, cases)
         print(f"{args.release}: {len(files)} input files; the 1% step changes {changed}",
               file=sys.stderr)  # fmt: skip
-        cold = build(base, "recon", args.release, "cold")
         roots = {c: column_copy(base, Path(tmp) / c) for c in COLUMNS}
         bench = Bench(roots, args.release, changed)
         sequence(bench, args.repeat, args.change_repeat)
@@ -389,11 +415,12 @@ def main(argv: list[str]) -> None:
                    "changed_files": changed, "grader_edit": f"{GRADER}: DE_MAX += 0.5"},
         "machine": machine(),
         "cold": cold,
+        "built_from": None if args.built is None else str(args.built),
         "rows": rows,
         "runs": bench.runs,
     }  # fmt: skip
     found = json.loads(args.out.read_text()) if args.out.is_file() else {}
-    found[args.release] = result
+    found.setdefault(args.release, []).append(result)  # every run, in order
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(found, indent=2) + "\n")
     print(f"release {args.release}: {len(files)} input files, {machine()['platform']}")

@@ -329,6 +329,8 @@ ASSERTIONS: list[dict[str, Any]] = [
     {"id": "email", "locator": {"label": "Email"}, "expect": "value", "value": ""},
     {"id": "no-dialog", "locator": {"role": "dialog"}, "expect": "hidden", "weight": 0.5},
 ]
+KEPT = {**ASSERTIONS[4], "id": "keeps-lang"}
+"""The preservation check: the lang assertion again, under its own id (ids are unique)."""
 
 
 def grading() -> Grading:
@@ -344,8 +346,8 @@ def grading() -> Grading:
     workflow = {
         "id": "subscribe",
         "steps": [
-            {"action": "fill", "locator": {"label": "Email"}, "value": "a@example.com"},
-            {"action": "click", "locator": {"test_id": "cta"}},
+            {"fill": {"label": "Email"}, "value": "a@example.com"},
+            {"click": {"test_id": "cta"}},
             {"id": "sent", **checkpoint},
             {"id": "kept", "preserve": "reload", **checkpoint},
         ],
@@ -356,7 +358,7 @@ def grading() -> Grading:
             "regions": regions,
             "assertions": ASSERTIONS,
             "workflows": [workflow],
-            "preservation": {"assertions": [ASSERTIONS[4]], "regions": ["header"]},
+            "preservation": {"assertions": [KEPT], "regions": ["header"]},
             "weights": {
                 "global_visual": 0.3,
                 "regional_visual": 0.15,
@@ -397,7 +399,7 @@ def build(seed: int, edit: bool) -> Build:
     ]
     probed = Probed(
         assertions=rows,
-        preservation=[{"id": "lang", "passed": True, "observed": "en"}],
+        preservation=[{"id": KEPT["id"], "passed": True, "observed": "en"}],
         workflows=flows,
         screenshots=shots,
     )

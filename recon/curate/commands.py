@@ -205,8 +205,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], add: Add)
     ladder = action(
         "ladder",
         cmd_case_ladder,
-        "grade each case's validity ladder (reference, faithful answer, recoloured, shifted, "
-        "missing, blank, and the two evidence cheats) as doit cells in the project's store, "
+        "grade each case's validity ladder (reference, faithful answer, then cumulative "
+        "defects of the heaviest region: recoloured, recoloured and shifted, missing; blank; "
+        "and the two evidence cheats) as doit cells in the project's store, "
         "cached like any other; print the table of totals and dimensions; exit 1 naming the "
         "step and dimension where the order breaks",
     )

@@ -9,9 +9,11 @@ sealed reference by a fixed rule, never tuned per case:
 - ``recoloured``: the target region's background and text set to fixed colours far
   from any page palette (``RECOLOUR_BACKGROUND``/``RECOLOUR_TEXT``), by an injected
   stylesheet;
-- ``shifted``: the target region moved by ``SHIFT_FRACTION`` of the viewport's width
-  and height (an injected ``transform``), everything else in place;
-- ``missing``: the target region's element removed from the document;
+- ``shifted``: the recoloured page with the target region also moved by
+  ``SHIFT_FRACTION`` of the viewport's width and height (an injected ``transform``),
+  everything else in place;
+- ``missing``: the target region's element removed from the document (nothing left to
+  recolour or move);
 - ``blank``: an empty page (white);
 - ``evidence-background`` (cheat): the reference with its content made invisible and the
   desktop evidence PNG as a full-page background image;
@@ -28,9 +30,15 @@ at every viewport. Removal is done by a script after the page's own (and again a
 list) loses it without its own code being edited. Box regions are refused (nothing to
 select).
 
+The defects are cumulative: each step is the step above it with one more defect (the
+recolour, then the move, then the element gone), so the order the ladder asserts is a
+monotonicity claim — adding a defect never raises a score — not a ranking of unrelated
+defects against each other (a recolour that also breaks a theme toggle can cost more than
+a move of an intact region; a move on top of that recolour cannot cost less).
+
 A defect that changes nothing tests nothing: :func:`build` renders each defect at the
 region's viewport and raises :class:`LadderError` when one changes fewer than
-``MIN_CHANGED_PX`` pixels inside the target region's box.
+``MIN_CHANGED_PX`` pixels inside the target region's box against the step above it.
 """
 
 from __future__ import annotations
@@ -113,19 +121,25 @@ def resolve_target(browser: Browser, reference: Tree, region: Region) -> Target:
 
 
 def recoloured(reference: Tree, target: Target) -> Tree:
-    css = (
+    return _inject(reference, css=_recolour_css(target))
+
+
+def shifted(reference: Tree, target: Target) -> Tree:
+    """The recoloured page with the target also moved (the ladder is cumulative)."""
+    return _inject(reference, css=_recolour_css(target) + "\n" + _shift_css(target))
+
+
+def _recolour_css(target: Target) -> str:
+    return (
         f"{target.path} {{ background: {RECOLOUR_BACKGROUND} !important; "
         f"color: {RECOLOUR_TEXT} !important; }}\n"
         f"{target.path} * {{ color: {RECOLOUR_TEXT} !important; }}"
     )
-    return _inject(reference, css=css)
 
 
-def shifted(reference: Tree, target: Target) -> Tree:
+def _shift_css(target: Target) -> str:
     dx, dy = f"{SHIFT_FRACTION * 100:g}vw", f"{SHIFT_FRACTION * 100:g}vh"
-    return _inject(
-        reference, css=f"{target.path} {{ transform: translate({dx}, {dy}) !important; }}"
-    )
+    return f"{target.path} {{ transform: translate({dx}, {dy}) !important; }}"
 
 
 def missing(reference: Tree, target: Target) -> Tree:
@@ -165,7 +179,7 @@ def image_only(reference: Tree, evidence_png: bytes) -> Tree:
 @dataclass(frozen=True)
 class Ladder:
     """A case's ladder: its target, every variant by name (ladder order, then the cheats)
-    and the pixels each defect changes inside the target's box."""
+    and the pixels each defect changes inside the target's box against the step above."""
 
     target: Target
     trees: dict[str, Tree]
@@ -206,16 +220,27 @@ def build(
     }
     before = _render(browser, reference, target.region)
     changed = {}
-    for step in DEFECTS:
+    for step in DEFECTS:  # each against the step above it: its own defect must show
         after = _render(browser, trees[step], target.region)
-        changed[step] = require_change(step, target, changed_pixels(before, after, target.box))
+        changed[step] = require_change(
+            step, target, changed_pixels(before, after, *footprint(target))
+        )
+        before = after
     return Ladder(target=target, trees=trees, changed=changed)
 
 
 def measure(browser: Browser, reference: Tree, tree: Tree, target: Target) -> int:
-    """The pixels ``tree`` changes inside the target's box, against ``reference``."""
+    """The pixels ``tree`` changes where the target is drawn, against ``reference``."""
     before, after = (_render(browser, t, target.region) for t in (reference, tree))
-    return changed_pixels(before, after, target.box)
+    return changed_pixels(before, after, *footprint(target))
+
+
+def footprint(target: Target) -> tuple[Box, Box]:
+    """Where the ladder draws the target: its box, and that box moved as ``shifted``
+    moves it (``missing`` removes a moved element: its change shows there)."""
+    viewport, (x, y, w, h) = _viewport(target.region), target.box
+    dx, dy = round(SHIFT_FRACTION * viewport.width), round(SHIFT_FRACTION * viewport.height)
+    return target.box, (x + dx, y + dy, w, h)
 
 
 def renders_alike(browser: Browser, a: Tree, b: Tree, target: Target) -> bool:
@@ -231,22 +256,24 @@ def require_change(step: str, target: Target, changed: int) -> int:
     """``changed``, or :class:`LadderError` when it is below ``MIN_CHANGED_PX``."""
     if changed < MIN_CHANGED_PX:
         raise LadderError(
-            f"ladder step {step!r} changes {changed} pixel(s) inside region "
-            f"{target.region.id!r} {list(target.box)} (at least {MIN_CHANGED_PX} needed): "
+            f"ladder step {step!r} changes {changed} pixel(s) where region "
+            f"{target.region.id!r} {list(target.box)} is drawn (at least {MIN_CHANGED_PX} "
+            "needed): "
             "it would test nothing; target another region"
         )
     return changed
 
 
-def changed_pixels(before: np.ndarray, after: np.ndarray, box: Box) -> int:
-    """Pixels inside ``box`` whose colour differs between two full-page stills (a page
-    shorter or narrower than the box reads white beyond its edge)."""
-    x, y, w, h = box
-    height = max(before.shape[0], after.shape[0], y + h)
-    width = max(before.shape[1], after.shape[1], x + w)
+def changed_pixels(before: np.ndarray, after: np.ndarray, *boxes: Box) -> int:
+    """Pixels inside any of ``boxes`` whose colour differs between two full-page stills (a
+    page shorter or narrower than a box reads white beyond its edge)."""
+    height = max(before.shape[0], after.shape[0], *(y + h for _, y, _, h in boxes))
+    width = max(before.shape[1], after.shape[1], *(x + w for x, _, w, _ in boxes))
     a, b = (_padded(img, height, width) for img in (before, after))
-    crop = np.s_[max(0, y) : y + h, max(0, x) : x + w]
-    return int(np.any(a[crop] != b[crop], axis=2).sum())
+    inside = np.zeros((height, width), dtype=bool)
+    for x, y, w, h in boxes:
+        inside[max(0, y) : y + h, max(0, x) : x + w] = True
+    return int((np.any(a != b, axis=2) & inside).sum())
 
 
 def remover_script(target: Target) -> str:

@@ -94,7 +94,9 @@ def test_defects_inject_a_stylesheet_or_a_remover_naming_the_target(
     for name in ("recoloured", "shifted"):
         assert f"{target.path} {{" in _page(trees[name])
     assert ladder.RECOLOUR_BACKGROUND in _page(trees["recoloured"])
-    assert "translate(10vw, 10vh)" in _page(trees["shifted"])
+    shifted = _page(trees["shifted"])  # cumulative: the recolour stays, the move is added
+    assert ladder.RECOLOUR_BACKGROUND in shifted and "translate(10vw, 10vh)" in shifted
+    assert "translate(" not in _page(trees["recoloured"])
     missing = _page(trees["missing"])
     assert ladder.remover_script(target) in missing and "<style" not in missing.replace(
         _page(trees["reference"]), ""

@@ -93,21 +93,30 @@ def open_page(
         bypass_csp=True,  # so the stills stylesheet applies under any page CSP
     )
     try:
-        # Late-bound: the session exists before any page script can call the reporter.
-        report_side_channels(context, lambda event: session.record(event))
+        # Late-bound: the session exists before the page makes its first request (the
+        # navigation in ``load``) and before any page script can call the reporter.
+        def log(event: NetworkEvent) -> None:
+            session.record(event)
+
+        broken: list[Exception] = []
+        report_side_channels(context, log)
         context.add_init_script(_SEED_JS)
         # pause_at installs the fake clock itself; a separate install() first would let
         # performance.now() start at the real milliseconds between the two calls.
         context.clock.pause_at(FROZEN_TIME)
+        # Interception is set on the context before its page exists, so the page is made
+        # intercepted (set on a live page, it costs extra round trips to chromium).
+        context.route("**/*", partial(serve, read, log, broken))
+        context.route_web_socket("**/*", partial(refuse_socket, log))
         page = context.new_page()
         cdp = context.new_cdp_session(page)
         world = IsolatedWorld(cdp)
-        session = Session(page=page, cdp=cdp, viewport=viewport, world=world, motion=motion)
+        session = Session(
+            page=page, cdp=cdp, viewport=viewport, world=world, motion=motion, broken=broken
+        )
         if motion:
             session.cdp.send("Animation.enable")
             session.cdp.send("Animation.setPlaybackRate", {"playbackRate": 0})
-        context.route("**/*", partial(serve, read, session.record, session.broken))
-        context.route_web_socket("**/*", partial(refuse_socket, session.record))
         context.on("page", partial(_close_popup, page))
         page.on("console", partial(_on_console, session.console))
         page.on("pageerror", partial(_on_page_error, session.console))

@@ -94,6 +94,7 @@ class IsolatedWorld:
     def __init__(self, cdp: CDPSession) -> None:
         self.cdp = cdp
         self.context: int | None = None
+        self.frame: str | None = None  # the main frame's id: the page keeps it across navigations
 
     def evaluate(self, expression: str) -> Any:
         """The JSON value of ``expression``, evaluated in this world."""
@@ -103,13 +104,26 @@ class IsolatedWorld:
             except PlaywrightError as exc:
                 if "Cannot find context" not in (exc.message or ""):
                     raise
-        self.context = isolated_world(self.cdp)
+        self.context = self._create()
         return evaluate_in(self.cdp, self.context, expression)
 
+    def _create(self) -> int:
+        if self.frame is not None:
+            try:
+                return isolated_world(self.cdp, self.frame)
+            except PlaywrightError:
+                pass  # the main frame was replaced: ask for its id again
+        self.frame = main_frame(self.cdp)
+        return isolated_world(self.cdp, self.frame)
 
-def isolated_world(cdp: CDPSession) -> int:
-    """A new isolated world of the current document of the main frame (its context id)."""
-    frame = cdp.send("Page.getFrameTree")["frameTree"]["frame"]["id"]
+
+def main_frame(cdp: CDPSession) -> str:
+    """The id of the page's main frame."""
+    return str(cdp.send("Page.getFrameTree")["frameTree"]["frame"]["id"])
+
+
+def isolated_world(cdp: CDPSession, frame: str) -> int:
+    """A new isolated world of the current document of ``frame`` (its context id)."""
     world = cdp.send("Page.createIsolatedWorld", {"frameId": frame, "worldName": WORLD})
     return int(world["executionContextId"])
 

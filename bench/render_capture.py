@@ -28,9 +28,22 @@
    PSS (shared pages split between the processes sharing them: the honest total) and
    of RSS (shared pages counted once per process: an upper bound) are reported, with
    the RSS before the browser was launched.
+4. recon against bare playwright (``--only matrix``). Every matrix point of every case
+   (``--matrix-cases`` names fewer), ``--matrix-repeat`` times per round, captured by
+   ``recon.render.capture`` and by bare playwright doing the same steps and stills (a
+   fresh context, the route, ``goto``, the point's steps with playwright's own locators,
+   the full page twice and the first screen), at ``-n 1`` and ``-n 2`` (that many
+   threads, each with its browser, as ``BrowserPool`` gives ``doit -n K -P thread``), the
+   ways' order alternating round by round. Each browser's first capture is a warm-up;
+   ``wall`` runs from every warm-up's end to the last capture's end, ``block`` is the
+   whole round (launches, warm-ups and closes), ``cpu`` the whole round's CPU. Reported
+   per way: captures per second and per CPU-second, the mean ms of each phase of a
+   capture (recon's ``Capture.timings``; bare's lapped the same way), the mean ms of a
+   capture of the demo release's cases, and the 1-minute load average seen.
 
     .venv/bin/python bench/render_capture.py [--rounds 3] [--per-browser 5]
-        [--stability-rounds 8] [--height 20000] [--only {throughput,stability,memory}]
+        [--stability-rounds 8] [--height 20000] [--matrix-rounds 2] [--matrix-repeat 2]
+        [--matrix-cases A,B] [--only {throughput,stability,memory,matrix}]
         [--out bench/results/render_capture.json]
 
 A report, not a test: it prints a table and writes JSON; it asserts no times.
@@ -47,7 +60,7 @@ import resource
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -182,29 +195,54 @@ def throughput(rounds: int, per_browser: int) -> dict[str, Tally]:
 # --- recon against bare playwright, every case's matrix, -n 1 and -n 2 ------------------
 
 
-def bare_capture(browser: Browser, read: Reader, point: Point) -> None:
+Phases = dict[str, float]  # wall ms of one capture, per phase
+Job = tuple[str, Reader, Point]  # case, its build, one matrix point
+DEMO = ("html5-boilerplate", "todomvc")  # releases/demo.yaml's cases
+
+
+class Laps:
+    """Wall ms since the previous lap, per phase name."""
+
+    def __init__(self) -> None:
+        self.phases: Phases = {}
+        self._last = time.monotonic()
+
+    def __call__(self, phase: str) -> None:
+        now = time.monotonic()
+        self.phases[phase] = self.phases.get(phase, 0.0) + (now - self._last) * 1000
+        self._last = now
+
+
+def bare_capture(browser: Browser, read: Reader, point: Point) -> Phases:
     """Bare playwright doing what a recon capture does, none of its settling, clock,
     isolation or snapshot: a fresh context, the route, the point's steps, and the same
     three stills (the full page twice, as recon's stability proof takes it, and the
-    first screen)."""
+    first screen). Its phases are lapped with ``time.monotonic()`` (nanoseconds each)."""
 
     def fulfil(route: Route) -> None:
         body = read(urlsplit(route.request.url).path.lstrip("/") or "index.html")
         route.fulfill(status=200 if body is not None else 404, body=body or b"")
 
     vp = point.viewport
+    laps = Laps()
     context = browser.new_context(viewport={"width": vp.width, "height": vp.height})
     try:
         context.route("**/*", fulfil)
         page = context.new_page()
+        laps("open")
         page.goto(ORIGIN + point.route)
+        laps("goto")
         for step in point.steps:
             bare_step(page, step)
+        laps("steps")
         page.screenshot(full_page=True)
         page.screenshot(full_page=True)
         page.screenshot()
+        laps("screenshots")
     finally:
         context.close()
+    laps("close")
+    return laps.phases
 
 
 def bare_locator(page: Page, loc: Locator) -> PwLocator:
@@ -240,85 +278,158 @@ def bare_step(page: Page, step: Step) -> None:
         act[step.action]()
 
 
-def recon_capture(browser: Browser, read: Reader, point: Point) -> None:
+RECON_PHASES = ("open", "goto", "settle", "steps", "screenshots", "snapshot")
+
+
+def recon_capture(browser: Browser, read: Reader, point: Point) -> Phases:
+    """recon's capture of the point; its ``Capture.timings`` phases, and ``close`` (the
+    rest of the call: closing the context)."""
     vp = point.viewport
+    start = time.monotonic()
     shot = capture(browser, read, point.route, Viewport(vp.name, vp.width, vp.height),
                    steps=point.steps)  # fmt: skip
+    wall = (time.monotonic() - start) * 1000
     if shot.failure:
         raise SystemExit(f"{point.id}: capture failed: {shot.failure}")
+    phases = {phase: shot.timings.get(phase, 0.0) for phase in RECON_PHASES}
+    return {**phases, "close": wall - sum(phases.values())}
 
 
-def _worker(way: Callable[[Browser, Reader, Point], None], jobs: list[tuple[Reader, Point]],
-            errors: list[BaseException]) -> None:  # fmt: skip
+Way = Callable[[Browser, Reader, Point], Phases]
+Done = tuple[str, Phases, float]  # case, phases, the capture's wall ms
+
+
+@dataclass
+class Share:
+    """One thread's jobs and what it did: its captures, and when its last one ended."""
+
+    jobs: list[Job]
+    done: list[Done] = field(default_factory=list)
+    ended: float = 0.0
+
+
+def _worker(way: Way, share: Share, go: threading.Barrier, errors: list[BaseException]) -> None:
     try:
         with open_browser() as browser:
-            way(browser, *jobs[0])  # warm: the browser's first page
-            for read, point in jobs[1:]:
-                way(browser, read, point)
+            _, read, point = share.jobs[0]
+            way(browser, read, point)  # warm: the browser's first page
+            go.wait()
+            for case, read, point in share.jobs[1:]:
+                start = time.monotonic()
+                phases = way(browser, read, point)
+                share.done.append((case, phases, (time.monotonic() - start) * 1000))
+            share.ended = time.monotonic()
     except BaseException as err:  # handed to the main thread
+        go.abort()
         errors.append(err)
 
 
-def matrix_round(way: Callable[[Browser, Reader, Point], None], jobs: list[tuple[Reader, Point]],
-                 threads: int) -> tuple[int, float, float]:  # fmt: skip
+@dataclass
+class Round:
+    captures: int
+    wall: float  # s, from every browser's warm-up done to the last capture's end
+    block: float  # s, the whole round: launches, warm-ups and closes too
+    cpu: float  # s, the whole round (children count once they have exited)
+    done: list[Done]
+
+
+def matrix_round(way: Way, jobs: list[Job], threads: int) -> Round:
     """``jobs`` split over ``threads`` threads, each with a browser of its own (what
-    ``doit -n K -P thread`` gets from ``BrowserPool``): captures, wall s, CPU s (the first
-    capture of each browser, a warm-up, is in neither)."""
-    shares = [jobs[i::threads] for i in range(threads)]
+    ``doit -n K -P thread`` gets from ``BrowserPool``). Each browser first renders its
+    first job, a warm-up outside ``captures`` and ``wall``; ``block`` and ``cpu`` cover
+    the whole round (CPU time of chromium counts only once it has exited)."""
+    shares = [Share(jobs[i::threads]) for i in range(threads)]
     errors: list[BaseException] = []
-    workers = [threading.Thread(target=_worker, args=(way, share, errors)) for share in shares]
-    cpu, wall = _cpu(), time.monotonic()
+    go = threading.Barrier(threads + 1)
+    workers = [threading.Thread(target=_worker, args=(way, s, go, errors)) for s in shares]
+    cpu, block = _cpu(), time.monotonic()
     for worker in workers:
         worker.start()
+    with suppress(threading.BrokenBarrierError):  # a worker failed: raised below
+        go.wait()
+    start = time.monotonic()
     for worker in workers:
         worker.join()
     if errors:
         raise errors[0]
-    return len(jobs), time.monotonic() - wall, _cpu() - cpu
+    done = [d for share in shares for d in share.done]
+    wall = max(share.ended for share in shares) - start
+    return Round(len(done), wall, time.monotonic() - block, _cpu() - cpu, done)
 
 
-def matrix(rounds: int, repeat: int) -> dict[str, Any]:
-    """Every case's matrix, recon's capture against bare playwright, at -n 1 and -n 2."""
-    jobs: list[tuple[Reader, Point]] = []
+def matrix_jobs(repeat: int, only: list[str]) -> tuple[list[str], list[Job]]:
+    jobs: list[Job] = []
     cases = sorted(p.parent for p in (REPO / "cases").glob("*/case.yaml"))
+    cases = [c for c in cases if not only or c.name in only]
     for case in cases:
         read = folder_reader(case / "sealed" / "reference")
-        jobs += [(read, pt) for pt in points(load_yaml(Contract, case / "public/contract.yaml"))]
-    jobs = jobs * repeat
-    ways: dict[str, Callable[[Browser, Reader, Point], None]] = {
-        "recon": recon_capture,
-        "bare": bare_capture,
-    }
-    totals: dict[str, list[float]] = {f"{w}-n{n}": [0, 0.0, 0.0] for w in ways for n in (1, 2)}
+        contract = load_yaml(Contract, case / "public" / "contract.yaml")
+        jobs += [(case.name, read, pt) for pt in points(contract)]
+    return [c.name for c in cases], jobs * repeat
+
+
+def matrix(rounds: int, repeat: int, only: list[str]) -> dict[str, Any]:
+    """Every case's matrix (or ``only`` those cases'), recon's capture against bare
+    playwright, at -n 1 and -n 2."""
+    cases, jobs = matrix_jobs(repeat, only)
+    ways: dict[str, Way] = {"recon": recon_capture, "bare": bare_capture}
+    runs: dict[str, list[Round]] = {f"{w}-n{n}": [] for w in ways for n in (1, 2)}
+    loads = [os.getloadavg()[0]]
     for index in range(rounds):
         order = list(ways.items()) if index % 2 == 0 else list(ways.items())[::-1]
         for threads in (1, 2):
             for name, way in order:
-                n, wall, cpu = matrix_round(way, jobs, threads)
-                row = totals[f"{name}-n{threads}"]
-                row[0] += n - threads  # less each browser's warm-up capture
-                row[1] += wall
-                row[2] += cpu
-    out: dict[str, Any] = {"cases": [c.name for c in cases], "points": len(jobs) // repeat}
-    for key, (n, wall, cpu) in totals.items():
-        out[key] = {"captures": n, "wall": round(wall, 2), "cpu": round(cpu, 2),
-                    "per_s": round(n / wall, 3), "per_cpu_s": round(n / cpu, 3)}  # fmt: skip
+                runs[f"{name}-n{threads}"].append(matrix_round(way, jobs, threads))
+                loads.append(os.getloadavg()[0])
+    out: dict[str, Any] = {"cases": cases, "points": len(jobs) // repeat, "demo": list(DEMO)}
+    out["load_1min"] = [round(min(loads), 1), round(max(loads), 1)]
+    out.update({key: summary(rows) for key, rows in runs.items()})
     for threads in (1, 2):
         mine, bare = out[f"recon-n{threads}"], out[f"bare-n{threads}"]
         out[f"ratio_n{threads}"] = round(bare["per_s"] / mine["per_s"], 2)
+        out[f"ratio_n{threads}_block"] = round(mine["block"] / bare["block"], 2)
+        out[f"demo_ratio_n{threads}"] = round(mine["demo_ms"] / bare["demo_ms"], 2)
     return out
 
 
+def summary(rows: list[Round]) -> dict[str, Any]:
+    """Totals of a way's rounds: captures, wall, block and CPU s, captures per second and
+    per CPU-second, the mean ms per phase of a capture, and the mean ms of a capture of
+    the demo release's cases."""
+    n = sum(r.captures for r in rows)
+    wall, block, cpu = (
+        round(sum(getattr(r, k) for r in rows), 2) for k in ("wall", "block", "cpu")
+    )
+    done = [d for r in rows for d in r.done]
+    phases: dict[str, float] = {}
+    for _, row, _ in done:
+        for phase, ms in row.items():
+            phases[phase] = phases.get(phase, 0.0) + ms
+    demo = [ms for case, _, ms in done if case in DEMO]
+    return {
+        "captures": n, "wall": wall, "block": block, "cpu": cpu,
+        "per_s": round(n / wall, 3), "per_cpu_s": round(n / cpu, 3),
+        "phases_ms": {phase: round(ms / n, 1) for phase, ms in phases.items()},
+        "demo_captures": len(demo), "demo_ms": round(sum(demo) / max(1, len(demo)), 1),
+    }  # fmt: skip
+
+
 def print_matrix(row: dict[str, Any]) -> None:
-    print(f"cases {', '.join(row['cases'])}: {row['points']} matrix points")
-    print(f"{'way':<10}{'captures':>9}{'wall s':>9}{'cpu s':>9}{'per s':>9}{'per cpu-s':>11}")
+    print(
+        f"cases {', '.join(row['cases'])}: {row['points']} matrix points, load {row['load_1min']}"
+    )
+    print(f"{'way':<10}{'captures':>9}{'wall s':>9}{'cpu s':>9}{'per s':>9}{'per cpu-s':>11}"
+          f"{'demo ms':>9}")  # fmt: skip
     for key in ("recon-n1", "bare-n1", "recon-n2", "bare-n2"):
         r = row[key]
         print(f"{key:<10}{r['captures']:>9}{r['wall']:>9.2f}{r['cpu']:>9.2f}{r['per_s']:>9.3f}"
-              f"{r['per_cpu_s']:>11.3f}")  # fmt: skip
+              f"{r['per_cpu_s']:>11.3f}{r['demo_ms']:>9.0f}")  # fmt: skip
+        print("  ms per capture: " + ", ".join(f"{k} {v:.0f}" for k, v in r["phases_ms"].items()))
     print(
         f"recon's time per capture over bare playwright's: {row['ratio_n1']:.2f}x at -n 1, "
-        f"{row['ratio_n2']:.2f}x at -n 2 (target <= 1.5x)"
+        f"{row['ratio_n2']:.2f}x at -n 2 (target <= 1.5x); whole rounds with launches and "
+        f"warm-ups {row['ratio_n1_block']:.2f}x and {row['ratio_n2_block']:.2f}x; demo cases' "
+        f"captures {row['demo_ratio_n1']:.2f}x and {row['demo_ratio_n2']:.2f}x"
     )
 
 
@@ -467,6 +578,7 @@ def main() -> None:
     parser.add_argument("--only", choices=("throughput", "stability", "memory", "matrix"))
     parser.add_argument("--matrix-rounds", type=int, default=2)
     parser.add_argument("--matrix-repeat", type=int, default=2, help="each point per round")
+    parser.add_argument("--matrix-cases", default="", help="comma-separated; default: all")
     parser.add_argument("--out", type=Path, default=REPO / "bench/results/render_capture.json")
     args = parser.parse_args()
 
@@ -480,7 +592,8 @@ def main() -> None:
         report["stability"] = stability_cost(args.stability_rounds)
         print_stability(report["stability"])
     if args.only in (None, "matrix"):
-        report["matrix"] = matrix(args.matrix_rounds, args.matrix_repeat)
+        only = [c for c in args.matrix_cases.split(",") if c]
+        report["matrix"] = matrix(args.matrix_rounds, args.matrix_repeat, only)
         print_matrix(report["matrix"])
     if args.only in (None, "memory"):
         report["memory"] = peak_memory(args.height)

@@ -35,17 +35,23 @@
    the full page twice and the first screen), at ``-n 1`` and ``-n 2`` (that many
    threads, each with its browser, as ``BrowserPool`` gives ``doit -n K -P thread``), the
    ways' order alternating round by round. Each browser's first capture is a warm-up;
-   ``wall`` runs from every warm-up's end to the last capture's end, ``block`` is the
-   whole round (launches, warm-ups and closes), ``cpu`` the whole round's CPU. Reported
+   ``wall`` runs from every warm-up's end to the last capture's end, ``cpu`` is this
+   process tree's CPU time over it (read live from /proc: chromium's renderers are not
+   all reaped up to this process, so ``getrusage`` misses part of their time), and
+   ``block`` is the whole round (launches, warm-ups and closes). Reported
    per way: captures per second and per CPU-second, the mean ms of each phase of a
    capture (recon's ``Capture.timings``; bare's lapped the same way), the mean ms of a
-   capture of the demo release's cases, and the 1-minute load average seen.
+   capture of the demo release's cases, and the 1-minute load average seen. Each round
+   also measures ``-n 1`` with the ways alternating point by point in one browser
+   (``n1alt``): a burst of other jobs' load then falls on both ways alike.
 
-    .venv/bin/python bench/render_capture.py [--rounds 3] [--per-browser 5]
+    PYTHONPATH=. .venv/bin/python bench/render_capture.py [--rounds 3] [--per-browser 5]
         [--stability-rounds 8] [--height 20000] [--matrix-rounds 2] [--matrix-repeat 2]
         [--matrix-cases A,B] [--only {throughput,stability,memory,matrix}]
         [--out bench/results/render_capture.json]
 
+``PYTHONPATH=.`` makes it measure this checkout's ``recon`` (a script's own folder, not the
+working directory, is on ``sys.path``); the JSON names the one it measured.
 A report, not a test: it prints a table and writes JSON; it asserts no times.
 """
 
@@ -70,6 +76,7 @@ from PIL import Image
 from playwright.sync_api import Browser, Page, Route
 from playwright.sync_api import Locator as PwLocator
 
+import recon
 from recon.model import Contract, load_yaml
 from recon.model.interaction import Locator, Offset, Step
 from recon.pipeline.matrix import Point, points
@@ -308,20 +315,34 @@ class Share:
     ended: float = 0.0
 
 
-def _worker(way: Way, share: Share, go: threading.Barrier, errors: list[BaseException]) -> None:
+def _worker(way: Way, share: Share, gates: Gates, errors: list[BaseException]) -> None:
     try:
         with open_browser() as browser:
             _, read, point = share.jobs[0]
             way(browser, read, point)  # warm: the browser's first page
-            go.wait()
+            gates.start.wait()
             for case, read, point in share.jobs[1:]:
                 start = time.monotonic()
                 phases = way(browser, read, point)
                 share.done.append((case, phases, (time.monotonic() - start) * 1000))
             share.ended = time.monotonic()
+            gates.end.wait()  # the main thread reads the CPU time before any browser closes
+            gates.close.wait()
     except BaseException as err:  # handed to the main thread
-        go.abort()
+        gates.abort()
         errors.append(err)
+
+
+class Gates:
+    """Where a round's threads and the main thread meet: after the warm-ups, after the last
+    capture, and before the browsers close."""
+
+    def __init__(self, threads: int) -> None:
+        self.start, self.end, self.close = (threading.Barrier(threads + 1) for _ in range(3))
+
+    def abort(self) -> None:
+        for gate in (self.start, self.end, self.close):
+            gate.abort()
 
 
 @dataclass
@@ -329,32 +350,72 @@ class Round:
     captures: int
     wall: float  # s, from every browser's warm-up done to the last capture's end
     block: float  # s, the whole round: launches, warm-ups and closes too
-    cpu: float  # s, the whole round (children count once they have exited)
+    cpu: float  # s, of this process tree over ``wall``
     done: list[Done]
 
 
 def matrix_round(way: Way, jobs: list[Job], threads: int) -> Round:
     """``jobs`` split over ``threads`` threads, each with a browser of its own (what
     ``doit -n K -P thread`` gets from ``BrowserPool``). Each browser first renders its
-    first job, a warm-up outside ``captures`` and ``wall``; ``block`` and ``cpu`` cover
-    the whole round (CPU time of chromium counts only once it has exited)."""
+    first job, a warm-up outside ``captures``, ``wall`` and ``cpu``; ``block`` is the
+    whole round."""
     shares = [Share(jobs[i::threads]) for i in range(threads)]
     errors: list[BaseException] = []
-    go = threading.Barrier(threads + 1)
-    workers = [threading.Thread(target=_worker, args=(way, s, go, errors)) for s in shares]
-    cpu, block = _cpu(), time.monotonic()
+    gates = Gates(threads)
+    workers = [threading.Thread(target=_worker, args=(way, s, gates, errors)) for s in shares]
+    block = time.monotonic()
     for worker in workers:
         worker.start()
     with suppress(threading.BrokenBarrierError):  # a worker failed: raised below
-        go.wait()
-    start = time.monotonic()
+        gates.start.wait()
+        cpu, start = tree_cpu(), time.monotonic()
+        gates.end.wait()
+        cpu = tree_cpu() - cpu
+        gates.close.wait()
     for worker in workers:
         worker.join()
     if errors:
         raise errors[0]
     done = [d for share in shares for d in share.done]
     wall = max(share.ended for share in shares) - start
-    return Round(len(done), wall, time.monotonic() - block, _cpu() - cpu, done)
+    return Round(len(done), wall, time.monotonic() - block, cpu, done)
+
+
+def alternating_round(ways: dict[str, Way], jobs: list[Job]) -> dict[str, Round]:
+    """-n 1 with the ways alternating point by point in one browser (the order flipping
+    at every point), so that a burst of load from other jobs falls on both: per way, the
+    sum of its captures' wall time and of their CPU time (this process tree's, read live
+    from /proc around each capture)."""
+    done: dict[str, list[Done]] = {name: [] for name in ways}
+    cpu = dict.fromkeys(ways, 0.0)
+    with open_browser() as browser:
+        for way in ways.values():
+            way(browser, *jobs[0][1:])  # warm: the browser's first page, each way
+        for index, (case, read, point) in enumerate(jobs[1:]):
+            order = list(ways.items()) if index % 2 == 0 else list(ways.items())[::-1]
+            for name, way in order:
+                before, start = tree_cpu(), time.monotonic()
+                phases = way(browser, read, point)
+                ms = (time.monotonic() - start) * 1000
+                cpu[name] += tree_cpu() - before
+                done[name].append((case, phases, ms))
+    return {
+        name: Round(len(rows), sum(ms for *_, ms in rows) / 1000, 0.0, cpu[name], rows)
+        for name, rows in done.items()
+    }
+
+
+def tree_cpu() -> float:
+    """CPU s (user + sys) of this process and its live descendants, and of the children
+    they have reaped (chromium's renderers of closed contexts)."""
+    ticks = 0
+    for pid in descendants(os.getpid()):
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # exited meanwhile
+        ticks += sum(int(f) for f in fields[11:15])  # utime stime cutime cstime
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def matrix_jobs(repeat: int, only: list[str]) -> tuple[list[str], list[Job]]:
@@ -373,7 +434,7 @@ def matrix(rounds: int, repeat: int, only: list[str]) -> dict[str, Any]:
     playwright, at -n 1 and -n 2."""
     cases, jobs = matrix_jobs(repeat, only)
     ways: dict[str, Way] = {"recon": recon_capture, "bare": bare_capture}
-    runs: dict[str, list[Round]] = {f"{w}-n{n}": [] for w in ways for n in (1, 2)}
+    runs: dict[str, list[Round]] = {f"{w}-{n}": [] for w in ways for n in ("n1", "n2", "n1alt")}
     loads = [os.getloadavg()[0]]
     for index in range(rounds):
         order = list(ways.items()) if index % 2 == 0 else list(ways.items())[::-1]
@@ -381,14 +442,18 @@ def matrix(rounds: int, repeat: int, only: list[str]) -> dict[str, Any]:
             for name, way in order:
                 runs[f"{name}-n{threads}"].append(matrix_round(way, jobs, threads))
                 loads.append(os.getloadavg()[0])
+        for name, row in alternating_round(dict(order), jobs).items():
+            runs[f"{name}-n1alt"].append(row)
+        loads.append(os.getloadavg()[0])
     out: dict[str, Any] = {"cases": cases, "points": len(jobs) // repeat, "demo": list(DEMO)}
     out["load_1min"] = [round(min(loads), 1), round(max(loads), 1)]
     out.update({key: summary(rows) for key, rows in runs.items()})
-    for threads in (1, 2):
-        mine, bare = out[f"recon-n{threads}"], out[f"bare-n{threads}"]
-        out[f"ratio_n{threads}"] = round(bare["per_s"] / mine["per_s"], 2)
-        out[f"ratio_n{threads}_block"] = round(mine["block"] / bare["block"], 2)
-        out[f"demo_ratio_n{threads}"] = round(mine["demo_ms"] / bare["demo_ms"], 2)
+    for n in ("n1", "n2", "n1alt"):
+        mine, bare = out[f"recon-{n}"], out[f"bare-{n}"]
+        out[f"ratio_{n}"] = round(bare["per_s"] / mine["per_s"], 2)
+        out[f"demo_ratio_{n}"] = round(mine["demo_ms"] / bare["demo_ms"], 2)
+        if n != "n1alt":
+            out[f"ratio_{n}_block"] = round(mine["block"] / bare["block"], 2)
     return out
 
 
@@ -420,7 +485,7 @@ def print_matrix(row: dict[str, Any]) -> None:
     )
     print(f"{'way':<10}{'captures':>9}{'wall s':>9}{'cpu s':>9}{'per s':>9}{'per cpu-s':>11}"
           f"{'demo ms':>9}")  # fmt: skip
-    for key in ("recon-n1", "bare-n1", "recon-n2", "bare-n2"):
+    for key in ("recon-n1", "bare-n1", "recon-n2", "bare-n2", "recon-n1alt", "bare-n1alt"):
         r = row[key]
         print(f"{key:<10}{r['captures']:>9}{r['wall']:>9.2f}{r['cpu']:>9.2f}{r['per_s']:>9.3f}"
               f"{r['per_cpu_s']:>11.3f}{r['demo_ms']:>9.0f}")  # fmt: skip
@@ -430,6 +495,10 @@ def print_matrix(row: dict[str, Any]) -> None:
         f"{row['ratio_n2']:.2f}x at -n 2 (target <= 1.5x); whole rounds with launches and "
         f"warm-ups {row['ratio_n1_block']:.2f}x and {row['ratio_n2_block']:.2f}x; demo cases' "
         f"captures {row['demo_ratio_n1']:.2f}x and {row['demo_ratio_n2']:.2f}x"
+    )
+    print(
+        f"-n 1 with the ways alternating point by point in one browser: "
+        f"{row['ratio_n1alt']:.2f}x (demo cases {row['demo_ratio_n1alt']:.2f}x)"
     )
 
 
@@ -585,6 +654,7 @@ def main() -> None:
     report: dict[str, Any] = {
         "machine": {"cores": os.cpu_count(), "python": platform.python_version()},
         "browser": browser_version(),
+        "recon": str(Path(recon.__file__).parent),  # which checkout was measured
     }
     if args.only in (None, "throughput"):
         report.update(throughput_report(args.rounds, args.per_browser))

@@ -99,8 +99,7 @@ def open_page(
             session.record(event)
 
         broken: list[Exception] = []
-        report_side_channels(context, log)
-        context.add_init_script(_SEED_JS)
+        report_side_channels(context, log, after=_SEED_JS)
         # pause_at installs the fake clock itself; a separate install() first would let
         # performance.now() start at the real milliseconds between the two calls.
         context.clock.pause_at(FROZEN_TIME)

@@ -31,10 +31,16 @@ BINDING = "__reconBlocked"
 URL_LIMIT = 2048  # characters of a reported address kept in the log
 
 
-def report_side_channels(context: BrowserContext, log: Log) -> None:
-    """Log, as ``blocked``, every side-channel address the context's pages try."""
+def report_side_channels(context: BrowserContext, log: Log, *, after: str = "") -> None:
+    """Log, as ``blocked``, every side-channel address the context's pages try.
+
+    ``after``: a script of the caller's, run in every frame right after the report's, in
+    the same init script (one round trip to the browser fewer than a script of its own),
+    and run even if the report's throws (``finally``), as a script of its own would be.
+    """
     context.expose_binding(BINDING, _reporter(log))
-    context.add_init_script(REPORT_JS % {"binding": BINDING})
+    report = REPORT_JS % {"binding": BINDING}
+    context.add_init_script(f"try {{\n{report}\n}} finally {{\n{after}\n}}" if after else report)
     context.on("page", partial(_watch_workers, log))
 
 

@@ -6,13 +6,15 @@ from pathlib import Path
 from doit import get_var
 
 from recon.errors import ReconError
-from recon.pipeline import Pipeline
+from recon.pipeline.noop import open_pipeline
 
 try:
     # `doit release:<id> regrade=<id>` re-grades a frozen release on purpose;
     # `executor=ray address=<host:port>` runs the long cells on a Ray cluster;
     # `progress=plain|rich` picks the progress view (default: rich on a terminal).
-    PIPELINE = Pipeline.open(
+    # When nothing moved since the last build, a no-op's tasks come from the cached plan
+    # (recon.pipeline.noop); otherwise recon.pipeline.Pipeline derives them.
+    PIPELINE = open_pipeline(
         Path(__file__).resolve().parent,
         **{name: get_var(name) for name in ("regrade", "executor", "address", "progress")},
     )

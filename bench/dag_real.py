@@ -10,7 +10,8 @@ from the same built store and nothing else. ``bench/dag_real_dodo.py`` (see it) 
 only difference between the columns:
 
 - **recon**: the project's ``dodo.py`` as it is: blake3 checker over the stat cache, the
-  release-level stamp, cells created lazily when the stamp holds;
+  release-level stamp, cells created lazily when the stamp holds, and no task setup at all
+  when the cached no-op plan holds too (``recon.pipeline.noop``);
 - **stock**: the same ``Pipeline``, cells, task dicts, actions, reporter and sqlite3 state
   file, with doit's default ``md5`` checker, every task created by doit's own loader, and
   no stamp read or written. (doit's default *backend*, ``dbm``, would be ``dbm.dumb`` on a
@@ -106,12 +107,14 @@ def copy_project(source: Path, dest: Path, release: str) -> Path:
 
 
 def column_copy(base: Path, dest: Path) -> Path:
-    """The built project, without doit's state, the stat cache or the stamps."""
+    """The built project, without doit's state, the stat cache, the stamps or the no-op
+    plan."""
     shutil.copytree(base, dest, symlinks=True)
     for state in dest.glob(".doit.db*"):
         state.unlink()
     (dest / "store" / "state" / "stat.sqlite").unlink(missing_ok=True)
     shutil.rmtree(dest / "store" / "state" / "stamps", ignore_errors=True)
+    shutil.rmtree(dest / "store" / "state" / "setup", ignore_errors=True)
     return dest
 
 

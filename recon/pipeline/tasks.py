@@ -156,6 +156,25 @@ class Pipeline:
         creators["task_release"] = release
         return creators
 
+    def cells(self, rid: str) -> list[Cell]:
+        """Every cell of release ``rid``, dependencies first."""
+        return list(walk([self.roots[rid]]))
+
+    def kind_tasks(self, kind: str) -> Iterator[dict[str, Any]]:
+        """The task of every cell of ``kind`` (:mod:`recon.pipeline.noop` creates them)."""
+        for cell in walk(list(self.roots.values())):
+            if cell.kind == kind:
+                yield self._cell_task(cell)
+
+    def release_task(self, rid: str) -> dict[str, Any]:
+        return self._release_task(rid, self.roots[rid])
+
+    def refused_task(self, rid: str) -> dict[str, Any]:
+        return self._refused_task(rid, self.refused[rid])
+
+    def export(self, rid: str) -> TaskFailed | None:
+        return self._export(rid, self.roots[rid])
+
     def stamp(self, rid: str) -> ReleaseStamp:
         """The stamp of release ``rid``: its cells' files and pointers, its outputs, every
         project and code file; the cells, code digests and re-grade choices as facts."""

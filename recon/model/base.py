@@ -17,7 +17,10 @@ class Strict(BaseModel):
     """Unknown keys are errors; values are immutable once loaded; no float is NaN or
     infinite."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+    # defer_build: a model's validator is built on its first use, not at import, so a
+    # process that reads two formats (a no-op build: the progress snapshot) does not pay
+    # for all of them (issue 16).
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, defer_build=True)
 
 
 class Versioned(Strict):

@@ -21,16 +21,12 @@ command (:func:`plain_run`).
 from __future__ import annotations
 
 import json
-import os
-import time
 from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-import blake3
-
+from recon.pipeline.setupcache import Scan
 from recon.store import canonical_json, write_atomic
-from recon.store.statcache import RACY_NS
 
 DOIT_COMMANDS = frozenset({"list", "info", "forget", "clean", "ignore", "dumpdb", "strace",
                            "tabcompletion", "help", "auto", "reset-dep"})  # fmt: skip
@@ -87,19 +83,8 @@ class ReleaseStamp:
     def current(self) -> tuple[str, bool]:
         """The digest of the facts and every file's stat key, and whether any file is racy."""
         if self._current is None:
-            hasher = blake3.blake3(canonical_json(self.facts))
-            now = time.time_ns()
-            racy = False
-            for name in self.files:
-                try:
-                    st = os.stat(name)
-                except OSError:
-                    hasher.update(f"{name}\0missing\n".encode())
-                    continue
-                racy = racy or now - max(st.st_mtime_ns, st.st_ctime_ns) < RACY_NS
-                hasher.update(f"{name}\0{st.st_dev} {st.st_ino} {st.st_size} "
-                              f"{st.st_mtime_ns} {st.st_ctime_ns}\n".encode())  # fmt: skip
-            self._current = (hasher.hexdigest(), racy)
+            scan = Scan.take(self.facts, self.files)
+            self._current = (scan.digest, scan.racy)
         return self._current
 
     def saved(self) -> str | None:

@@ -47,6 +47,11 @@ LAUNCH_ARGS = [
     "--disable-lcd-text",
     "--force-color-profile=srgb",
     "--hide-scrollbars",
+    # Every tile rasterised whole: with partial raster chromium repaints only a tile's
+    # invalidated part over what it drew before, so a page's pixels depended on the frames
+    # it passed through (bootstrap-widgets' support dialog: 9-22 antialiased pixels one to
+    # five levels apart run to run, about one capture in six; 0 in 12 without it).
+    "--disable-partial-raster",
     # No `navigator.webdriver`: a page can't tell the harness from a person's browser by it.
     "--disable-blink-features=AutomationControlled",
 ]

@@ -50,7 +50,7 @@ deps: $(DEPS_STAMP)
 $(DEPS_STAMP): recon/sandbox/offline_deps.yaml recon/sandbox/deps.py | venv
 	@command -v npm >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends npm)
 	$(VENV)/bin/recon deps fetch
-	touch $(DEPS_STAMP)
+	mkdir -p $(dir $(DEPS_STAMP)) && touch $(DEPS_STAMP)
 
 lint: venv
 	$(VENV)/bin/ruff check recon tests bench dodo.py

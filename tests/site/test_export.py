@@ -7,6 +7,7 @@ import io
 import posixpath
 import re
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import blake3
@@ -30,6 +31,7 @@ from recon.model import (
 )
 from recon.model.contract import Contract
 from recon.model.result import PublicCheck
+from recon.release.aggregate import _note
 from recon.site import PublicCase, allow, brief, build_site, case_facts, points, render
 from recon.site.images import image_name
 
@@ -335,6 +337,23 @@ def test_leaderboard_sections_whisker_bars_and_filters() -> None:
     informal = release(result.attempts, result.entries, formal=False, formal_note="native")
     page = build_site(informal, {}, {}, {})["index.html"].decode()
     assert 'class="banner informal"' in page
+
+
+@pytest.mark.parametrize("formal", [True, False])
+def test_the_banner_does_not_repeat_its_label(formal: bool) -> None:
+    """The aggregate's notes open with the label ("Formal release: …"); the banner says it once."""
+    result, *_ = sample()
+    protocol = SimpleNamespace(formal=formal, name="p-native", backend="native")
+    note = _note(SimpleNamespace(protocol=protocol))  # type: ignore[arg-type]
+    page = build_site(
+        release(result.attempts, result.entries, formal=formal, formal_note=note), {}, {}, {}
+    )
+    banner = re.search(r'<div class="banner[^"]*">(.*?)</div>', page["index.html"].decode(), re.S)
+    assert banner is not None
+    text = " ".join(re.sub(r"<[^>]+>", "", banner.group(1)).split())
+    label = "Formal release" if formal else "Non-formal release"
+    rest = note.split(":", 1)[1].strip()
+    assert text == f"{label} — {rest}", text
 
 
 def test_run_page_shows_checks_by_label_values_terms_and_heatmaps() -> None:

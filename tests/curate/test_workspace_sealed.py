@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -39,10 +39,11 @@ from recon.pipeline.project import LoadedCase, Project
 from recon.store import Store, tree_files
 from recon.store.objects import hash_file
 from tests.conftest import REPO
+from tests.site.leaks import TEXT as SITE_TEXT
 from tests.site.leaks import WINDOW, _hashes
 
 RUN = 256
-TEXT = (".html", ".htm", ".css", ".js", ".mjs", ".json", ".md", ".txt", ".yaml", ".yml", ".svg")
+TEXT = (*SITE_TEXT, ".htm", ".mjs", ".yaml", ".yml", ".svg")
 PROJECT = Project.open(REPO)
 CASES = sorted(PROJECT.cases)
 
@@ -63,10 +64,11 @@ class Secrets:
     windows: list[tuple[str, np.ndarray]]  # sealed text: (path, its window hashes not in public/)
     authored: list[tuple[str, np.ndarray]]  # authored sealed text: (path, window hashes in order)
 
-    @property
-    def every_window(self) -> np.ndarray:
+    every_window: np.ndarray = field(init=False)  # all of ``windows``, to test a file once
+
+    def __post_init__(self) -> None:
         tables = [table for _, table in self.windows]
-        return np.concatenate(tables) if tables else np.zeros(0, np.uint64)
+        self.every_window = np.concatenate(tables) if tables else np.zeros(0, np.uint64)
 
 
 def _files(folder: Path) -> list[Path]:
@@ -101,10 +103,10 @@ def secrets_of(case: LoadedCase, public_dir: Path | None = None) -> Secrets:
             blobs[digest] = where
         if path.suffix.lower() not in TEXT:
             continue
-        found = _windows(path.read_bytes())
-        windows.append((where, np.setdiff1d(found, public_windows, assume_unique=True)))
+        data = path.read_bytes()
+        windows.append((where, np.setdiff1d(_windows(data), public_windows, assume_unique=True)))
         if path in authored:
-            own.append((where, _hashes(path.read_bytes())))
+            own.append((where, _hashes(data)))
     return Secrets(blobs, windows, own)
 
 

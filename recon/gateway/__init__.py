@@ -1,0 +1,1 @@
+"""recon.gateway: the model gateway beside every attempt."""

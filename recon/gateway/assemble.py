@@ -131,11 +131,11 @@ def _gemini_part(parts: list[dict[str, Any]], part: Any) -> None:
     """Consecutive text parts (of the same kind: thought or not) are one part."""
     if not isinstance(part, dict):
         return
-    if parts and _is_text(parts[-1]) and _is_text(part):
-        if parts[-1].get("thought") == part.get("thought"):
-            parts[-1]["text"] += part["text"]
-            return
-    parts.append(dict(part))
+    previous = parts[-1] if parts else {}
+    if _is_text(previous) and _is_text(part) and previous.get("thought") == part.get("thought"):
+        previous["text"] += part["text"]
+    else:
+        parts.append(dict(part))
 
 
 def _is_text(part: dict[str, Any]) -> bool:

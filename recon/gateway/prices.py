@@ -37,12 +37,13 @@ def generate(price_map: dict[str, Any], source: PriceSource) -> PriceTable:
     """The table of every Anthropic, OpenAI and Gemini chat model the map prices per token."""
     prices: dict[Provider, dict[str, ModelPrice]] = {p: {} for p in PROVIDERS.values()}
     for key, spec in sorted(price_map.items()):
-        provider = PROVIDERS.get(spec.get("litellm_provider")) if isinstance(spec, dict) else None
+        vendor = spec.get("litellm_provider") if isinstance(spec, dict) else None
+        provider = PROVIDERS.get(vendor) if isinstance(vendor, str) else None
         if provider is None or spec.get("mode") not in MODES:
             continue
         price = _price(spec)
         if price is not None:
-            prices[provider][key.removeprefix(f"{spec['litellm_provider']}/")] = price
+            prices[provider][key.removeprefix(f"{vendor}/")] = price
     return PriceTable(source=source, generated_by=GENERATED_BY, prices=prices)
 
 

@@ -214,7 +214,7 @@ def _tls_serving(vendor: Vendor, tls: ssl.SSLContext) -> Iterator[None]:
 
 
 @dataclass(frozen=True)
-class TestCA:
+class CertAuthority:
     ca: Path
     cert: Path
     key: Path
@@ -225,7 +225,7 @@ def _openssl(*args: str, cwd: Path) -> None:
 
 
 @pytest.fixture(scope="session")
-def test_ca(tmp_path_factory: pytest.TempPathFactory) -> TestCA:
+def test_ca(tmp_path_factory: pytest.TempPathFactory) -> CertAuthority:
     """A CA made for the test run, and a certificate it signed for 127.0.0.1."""
     if shutil.which("openssl") is None:
         pytest.skip("the openssl command is not installed: no test CA can be made")
@@ -283,11 +283,11 @@ def test_ca(tmp_path_factory: pytest.TempPathFactory) -> TestCA:
         "ext.cnf",
         cwd=where,
     )
-    return TestCA(where / "ca.pem", where / "server.pem", where / "server.key")
+    return CertAuthority(where / "ca.pem", where / "server.pem", where / "server.key")
 
 
 @pytest.fixture
-def server_tls(test_ca: TestCA) -> ssl.SSLContext:
+def server_tls(test_ca: CertAuthority) -> ssl.SSLContext:
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     context.load_cert_chain(test_ca.cert, test_ca.key)
     return context

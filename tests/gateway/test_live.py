@@ -1,0 +1,161 @@
+"""The live upstream: TLS verified against a test CA, the real key added upstream and found
+nowhere else, failures classified and retried at the gateway."""
+
+from __future__ import annotations
+
+import logging
+import ssl
+from pathlib import Path
+
+import pytest
+
+from recon.errors import ConfigError, HarnessError
+from recon.gateway.live import Credential, LiveUpstream, base_url
+from recon.gateway.meter import Limits
+from recon.gateway.running import serve_gateway
+from recon.gateway.upstream import ScriptedUpstream
+from recon.model.gateway import Recording
+from tests.gateway.conftest import (
+    SCRIPT,
+    Answer,
+    CertAuthority,
+    Vendor,
+    auth,
+    config,
+    post,
+    request_for,
+    vendor_api,
+)
+
+CANARY = "sk-ant-canary-7f3e9b1c2d4a5e6f"
+KEY = Credential("ANTHROPIC_API_KEY", CANARY)
+
+
+def _live(vendor: Vendor, scheme: str = "http", ca_bundle: Path | None = None) -> LiveUpstream:
+    return LiveUpstream(f"{scheme}://127.0.0.1:{vendor.port}", KEY, ca_bundle)
+
+
+def _call(upstream: LiveUpstream, stream: bool = False) -> tuple[Answer, Recording]:
+    path, body = request_for("anthropic", stream)
+    with serve_gateway(
+        config(upstream, credential=KEY.variable, secrets=(CANARY,)), tcp=True
+    ) as gateway:
+        answer = post(gateway.port or 0, path, body, auth("anthropic", gateway.token))
+        return answer, gateway.recording()
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
+def test_live_over_tls_with_the_test_ca(
+    test_ca: CertAuthority, server_tls: ssl.SSLContext, stream: bool
+) -> None:
+    with vendor_api(Vendor(), server_tls) as vendor:
+        answer, recording = _call(_live(vendor, "https", ca_bundle=test_ca.ca), stream)
+    assert answer.status == 200, answer.data
+    assert recording.outcome is None and recording.usage.tokens > 0
+    assert vendor.headers[0]["x-api-key"] == CANARY
+
+
+def test_an_unknown_ca_is_refused_as_a_harness_failure(server_tls: ssl.SSLContext) -> None:
+    with vendor_api(Vendor(), server_tls) as vendor:
+        answer, recording = _call(_live(vendor, "https"))
+    assert answer.status == 400 and vendor.headers == []
+    assert recording.outcome is not None and recording.outcome.kind == "harness_failure"
+    assert "TLS certificate is not trusted" in recording.outcome.reason
+    assert len(recording.exchanges[0].tries) == 1
+
+
+@pytest.mark.parametrize("first", [429, 529])
+def test_429_and_529_are_retried_and_the_attempt_is_valid(first: int) -> None:
+    with vendor_api(Vendor([first])) as vendor:
+        answer, recording = _call(_live(vendor))
+    assert answer.status == 200 and recording.outcome is None
+    assert [t.status for t in recording.exchanges[0].tries] == [first, 200]
+
+
+def test_a_dropped_connection_is_retried() -> None:
+    with vendor_api(Vendor([0])) as vendor:
+        answer, recording = _call(_live(vendor))
+    assert answer.status == 200
+    tries = recording.exchanges[0].tries
+    assert tries[0].status is None and tries[0].error and tries[1].status == 200
+
+
+def test_5xx_until_the_tries_are_used_up_is_a_harness_failure() -> None:
+    with vendor_api(Vendor([500, 503, 502, 500])) as vendor:
+        answer, recording = _call(_live(vendor))
+    assert answer.status == 400 and "model API unavailable: 3 tries failed" in answer.data.decode()
+    assert recording.outcome is not None and recording.outcome.kind == "harness_failure"
+    assert recording.outcome.reason == (
+        "model API unavailable: 3 tries failed (500, 503, 502); retried per protocol"
+    )
+    assert len(vendor.headers) == 3
+
+
+def test_401_is_one_credentials_rejected_failure_naming_the_variable() -> None:
+    with vendor_api(Vendor([401, 401])) as vendor:
+        answer, recording = _call(_live(vendor))
+    assert len(vendor.headers) == 1, "not retried"
+    assert recording.outcome is not None
+    assert recording.outcome.reason.startswith("credentials rejected")
+    assert "ANTHROPIC_API_KEY" in recording.outcome.reason
+    assert "credentials rejected" in answer.json["error"]["message"]
+
+
+def test_a_400_of_the_agents_own_request_is_passed_through() -> None:
+    with vendor_api(Vendor([400])) as vendor:
+        answer, recording = _call(_live(vendor))
+    assert answer.status == 400 and answer.json == {"error": {"message": "status 400 for key "}}
+    assert recording.outcome is None and len(vendor.headers) == 1
+    assert recording.exchanges[0].usage is None
+
+
+def test_the_canary_key_is_never_in_recordings_logs_or_replies(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    seen: list[bytes] = []
+    with vendor_api(Vendor([400, 529], echo_key=True)) as vendor:
+        for stream in (False, False, True):
+            answer, recording = _call(_live(vendor), stream)
+            seen += [
+                answer.data,
+                repr(answer.headers).encode(),
+                recording.model_dump_json().encode(),
+            ]
+    assert all(h["x-api-key"] == CANARY for h in vendor.headers), "the key went upstream"
+    assert b"[credential]" in seen[0], "the vendor's echo of the key was scrubbed"
+    assert not any(CANARY.encode() in blob for blob in seen)
+    assert "turn 1: anthropic" in caplog.text and CANARY not in caplog.text
+    assert CANARY not in repr(KEY)
+
+
+def test_over_the_token_budget_further_calls_are_refused() -> None:
+    path, body = request_for("chat", False)
+    limits = Limits(tokens=1)
+    with serve_gateway(config(ScriptedUpstream(SCRIPT), limits=limits), tcp=True) as gateway:
+        first = post(gateway.port or 0, path, body, auth("chat", gateway.token))
+        second = post(gateway.port or 0, path, body, auth("chat", gateway.token))
+        recording = gateway.recording()
+    assert first.status == 200 and second.status == 400
+    assert "token budget spent" in second.json["error"]["message"]
+    assert recording.outcome is not None and recording.outcome.kind == "budget"
+    assert recording.outcome.reason.startswith("token budget spent: ")
+    assert [e.refused is None for e in recording.exchanges] == [True, False]
+
+
+def test_an_unpriced_model_under_a_cost_budget_is_refused_before_any_call() -> None:
+    path, body = request_for("chat", False, model="no-such-model")
+    limits = Limits(cost_usd=1.0)
+    with serve_gateway(config(ScriptedUpstream(SCRIPT), limits=limits), tcp=True) as gateway:
+        answer = post(gateway.port or 0, path, body, auth("chat", gateway.token))
+        outcome = gateway.outcome()
+    assert answer.status == 400 and outcome is not None
+    assert "no price in recon/gateway/prices.json" in outcome.reason
+
+
+def test_credentials_and_base_urls_are_checked_at_start() -> None:
+    with pytest.raises(HarnessError, match="credentials missing: ANTHROPIC_API_KEY"):
+        Credential.from_env("ANTHROPIC_API_KEY", {})
+    with pytest.raises(ConfigError, match="must be https"):
+        base_url("http://api.anthropic.com")
+    assert str(base_url("http://127.0.0.1:9")) == "http://127.0.0.1:9"

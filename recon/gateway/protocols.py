@@ -113,12 +113,10 @@ def kept_response_headers(headers: Mapping[str, str]) -> dict[str, str]:
     return {k.lower(): v for k, v in headers.items() if k.lower() in RESPONSE_KEPT}
 
 
-def upstream_query(protocol: Protocol, query: Mapping[str, str], stream: bool) -> dict[str, str]:
-    """The query string sent upstream: never the agent's ``key``; Gemini streams as SSE."""
-    kept = {k: v for k, v in query.items() if k != "key"}
-    if protocol == "gemini" and stream:
-        kept["alt"] = "sse"
-    return kept
+def upstream_query(query: Mapping[str, str]) -> dict[str, str]:
+    """The query string sent upstream (``?beta=true``, Gemini's ``alt=sse``): never the
+    agent's ``key``."""
+    return {k: v for k, v in query.items() if k != "key"}
 
 
 def upstream_body(call: Call, body: dict[str, Any]) -> dict[str, Any]:

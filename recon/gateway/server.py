@@ -100,7 +100,7 @@ async def _call(
         call,
         draft.number,
         request.path,
-        upstream_query(call.protocol, request.query, call.stream),
+        upstream_query(request.query),
         draft.request_headers,
         draft.request,
     )

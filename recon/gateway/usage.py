@@ -67,7 +67,10 @@ def gemini(meta: Any) -> Usage:
 
 
 def from_body(protocol: Protocol, body: Any) -> Usage | None:
-    """The usage of a response that was not streamed; None when it reports none."""
+    """The usage of a response that was not streamed; None when it reports none. (Gemini's
+    ``streamGenerateContent`` without ``alt=sse`` answers a JSON array of chunks.)"""
+    if protocol == "gemini" and isinstance(body, list):
+        return from_events("gemini", [SseEvent(data=json.dumps(chunk)) for chunk in body])
     if not isinstance(body, Mapping):
         return None
     if protocol == "gemini":

@@ -56,7 +56,7 @@ def request_for(
                 {"role": "model", "parts": [{"text": reply}]},
                 {"role": "user", "parts": [{"text": answer}]},
             ]
-        verb = "streamGenerateContent" if stream else "generateContent"
+        verb = "streamGenerateContent?alt=sse" if stream else "generateContent"
         return f"/v1beta/models/{model}:{verb}", {"contents": contents}
     messages: list[dict[str, Any]] = [{"role": "user", "content": task}]
     for _ in range(turns):

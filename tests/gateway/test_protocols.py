@@ -76,7 +76,7 @@ def test_credentials_go_upstream_in_the_provider_header_and_agent_keys_do_not() 
         "Host": "h",
     }
     assert forwarded_headers(headers) == {"anthropic-version": "2023-06-01"}
-    assert upstream_query("gemini", {"key": "t", "beta": "1"}, True) == {"beta": "1", "alt": "sse"}
+    assert upstream_query({"key": "t", "alt": "sse"}) == {"alt": "sse"}
 
 
 def test_a_streamed_chat_completion_is_asked_for_its_usage() -> None:

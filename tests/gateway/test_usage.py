@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from recon.gateway.usage import from_body, from_events
 from recon.model.gateway import Usage
 from tests.gateway import payloads as p
@@ -60,3 +62,8 @@ def test_no_usage_is_none_not_zero() -> None:
 def test_junk_counts_are_not_counted() -> None:
     body = {"usage": {"input_tokens": "12", "output_tokens": -3, "cache_read_input_tokens": True}}
     assert from_body("anthropic", body) == Usage()
+
+
+def test_gemini_stream_without_sse_is_a_json_array_of_chunks() -> None:
+    chunks = [json.loads(e.data) for e in p.GEMINI_STREAM]
+    assert from_body("gemini", chunks) == Usage(input=40, output=20, reasoning=11)

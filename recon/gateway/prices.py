@@ -74,12 +74,12 @@ def render(table: PriceTable) -> bytes:
     return canonical_json(table.model_dump(mode="json")) + b"\n"
 
 
-def load(path: Path = PRICES) -> PriceTable:
+def load_prices(path: Path = PRICES) -> PriceTable:
     """The table at ``path``; a malformed one is one ConfigError naming the file and field."""
     return load_json(PriceTable, path)
 
 
-def digest(path: Path = PRICES) -> str:
+def prices_digest(path: Path = PRICES) -> str:
     """The digest of the table's bytes: what the attempt was metered against."""
     return digest_bytes(path.read_bytes())
 

@@ -22,7 +22,7 @@ from aiohttp import web
 from recon.agents import FixedScript
 from recon.gateway.attempt import GatewayConfig
 from recon.gateway.failures import RetryPolicy
-from recon.gateway.prices import PRICES, digest, load
+from recon.gateway.prices import PRICES, load_prices, prices_digest
 from recon.gateway.protocols import identify
 from recon.gateway.running import serving
 from recon.gateway.sse import SseParser
@@ -33,7 +33,7 @@ SCRIPT = FixedScript(
     ["THOUGHT: look.\n\n```bash\nls\n```", "THOUGHT: done.\n\n```bash\necho ok\n```"]
 )
 FAST = RetryPolicy(tries=3, base_s=0.0, cap_s=0.0)
-TABLE: PriceTable = load(PRICES)
+TABLE: PriceTable = load_prices(PRICES)
 
 MODELS = {
     "anthropic": "claude-sonnet-4-5",
@@ -79,7 +79,7 @@ def config(upstream: Upstream, **kw: Any) -> GatewayConfig:
     return GatewayConfig(
         upstream=upstream,
         prices=TABLE,
-        prices_digest=digest(PRICES),
+        prices_digest=prices_digest(PRICES),
         retry=kw.pop("retry", FAST),
         **kw,
     )

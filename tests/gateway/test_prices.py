@@ -14,7 +14,7 @@ from recon.gateway.prices import (
     MAP_FILE,
     PRICES,
     generate,
-    load,
+    load_prices,
     price_for,
     read_wheel,
     render,
@@ -84,7 +84,7 @@ def test_generate_keeps_the_three_vendors_chat_models_per_token() -> None:
 
 
 def test_the_committed_table_names_its_source_and_is_canonical() -> None:
-    table = load(PRICES)
+    table = load_prices(PRICES)
     assert (table.source.package, table.source.version) == ("litellm", LITELLM_VERSION)
     assert table.source.file == MAP_FILE and table.generated_by.startswith("python -m")
     assert render(table) == PRICES.read_bytes()
@@ -109,10 +109,10 @@ def test_a_malformed_table_is_one_line_naming_the_file_and_field(tmp_path: Path)
     bad = tmp_path / "prices.json"
     bad.write_text(json.dumps(data))
     with pytest.raises(ConfigError) as err:
-        load(bad)
+        load_prices(bad)
     message = str(err.value)
     assert "\n" not in message
     assert message.startswith(f"{bad}: prices.anthropic.claude-sonnet-4-5.output: must be a number")
     bad.write_text("{not json")
     with pytest.raises(ConfigError, match=str(bad)):
-        load(bad)
+        load_prices(bad)

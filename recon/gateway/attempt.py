@@ -11,7 +11,7 @@ import secrets
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from recon.gateway.failures import RetryPolicy
 from recon.gateway.meter import Limits, Meter, spent, unpriced
@@ -112,10 +112,10 @@ class Attempt:
             return problem
         return None
 
-    def stop(self, kind: str, reason: str) -> None:
+    def stop(self, kind: Literal["budget", "harness_failure"], reason: str) -> None:
         """The first reason the attempt stopped is its outcome."""
         if self.outcome is None:
-            self.outcome = GatewayOutcome.model_validate({"kind": kind, "reason": reason})
+            self.outcome = GatewayOutcome(kind=kind, reason=reason)
 
     def metered(self, call: Call, usage: Usage | None) -> float | None:
         """Count a call's usage; past the budget, the attempt's outcome says so."""

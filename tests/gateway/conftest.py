@@ -143,11 +143,14 @@ class Vendor:
     statuses: list[int] = field(default_factory=list)
     echo_key: bool = False
     headers: list[dict[str, str]] = field(default_factory=list)
+    peers: list[object] = field(default_factory=list)
     port: int = 0
 
     def app(self) -> web.Application:
         async def answer(request: web.Request) -> web.StreamResponse:
             self.headers.append(dict(request.headers))
+            assert request.transport is not None
+            self.peers.append(request.transport.get_extra_info("peername"))
             body = json.loads(await request.read())
             if self.statuses:
                 status = self.statuses.pop(0)

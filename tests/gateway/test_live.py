@@ -13,7 +13,9 @@ from recon.errors import ConfigError, HarnessError
 from recon.gateway.live import Credential, LiveUpstream, base_url
 from recon.gateway.meter import Limits
 from recon.gateway.running import serve_gateway
-from recon.gateway.upstream import ScriptedUpstream
+from recon.gateway.scripted import serve_scripted
+from recon.gateway.upstream import ScriptedUpstream, scripted_usage
+from recon.gateway.usage import from_body, from_events
 from recon.model.gateway import Recording
 from tests.gateway.conftest import (
     SCRIPT,
@@ -159,3 +161,31 @@ def test_credentials_and_base_urls_are_checked_at_start() -> None:
     with pytest.raises(ConfigError, match="must be https"):
         base_url("http://api.anthropic.com")
     assert str(base_url("http://127.0.0.1:9")) == "http://127.0.0.1:9"
+
+
+def test_upstream_connections_are_kept_alive() -> None:
+    path, body = request_for("chat", True)
+    with vendor_api(Vendor()) as vendor:
+        upstream = LiveUpstream(f"http://127.0.0.1:{vendor.port}", KEY)
+        with serve_gateway(config(upstream), tcp=True) as gateway:
+            for _ in range(3):
+                assert (
+                    post(gateway.port or 0, path, body, auth("chat", gateway.token)).status == 200
+                )
+    assert len(vendor.peers) == 3 and len(set(vendor.peers)) == 1
+
+
+def test_the_scripted_server_speaks_every_protocol_directly() -> None:
+    with serve_scripted(SCRIPT) as server:
+        for protocol in ("anthropic", "responses", "chat", "gemini"):
+            for stream in (False, True):
+                path, body = request_for(protocol, stream)
+                answer = post(server.port or 0, path, body, {})
+                assert answer.status == 200
+                usage = (
+                    from_events(protocol, answer.events)
+                    if stream
+                    else from_body(protocol, answer.json)
+                )
+                assert usage == scripted_usage(protocol, body, SCRIPT.replies[0])
+        assert post(server.port or 0, "/v1/embeddings", {"model": "x"}, {}).status == 404

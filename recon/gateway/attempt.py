@@ -133,7 +133,7 @@ class Attempt:
         return Recording(
             upstream=self.config.upstream.kind,
             prices_digest=self.config.prices_digest,
-            exchanges=list(self.exchanges),
+            exchanges=sorted(self.exchanges, key=lambda e: e.turn),
             usage=self.meter.usage,
             cost_usd=self.meter.cost_usd,
             outcome=self.outcome,

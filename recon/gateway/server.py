@@ -9,6 +9,7 @@ event as it arrives, each event scrubbed of the credential and written as
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
@@ -199,45 +200,59 @@ async def _relay_stream(
 ) -> web.StreamResponse:
     hidden = attempt.config.secrets
     headers = {k: scrub(v, hidden) for k, v in kept_response_headers(reply.headers).items()}
-    response = web.StreamResponse(
-        status=reply.status, headers={**headers, "cache-control": "no-cache"}
-    )
-    await response.prepare(request)
-    parser, events, first = SseParser(), list[SseEvent](), None
+    relay = _Relay(web.StreamResponse(status=reply.status, headers=headers), hidden)
+    await relay.response.prepare(request)
+    parser, first = SseParser(), None
     try:
         async for chunk in reply.chunks:
             first = first if first is not None else _ms(started)
             for event in parser.feed(chunk):
-                events.append(await _write(response, event, hidden))
+                await relay.write(event)
         for event in parser.close():
-            events.append(await _write(response, event, hidden))
+            await relay.write(event)
     except Dropped as err:
         attempt.stop("harness_failure", f"turn {draft.number}: {err}")
-    usage = from_events(draft.call.protocol, events)
+    usage = from_events(draft.call.protocol, relay.events)
     cost = attempt.metered(draft.call, usage)
-    await response.write_eof()
+    await relay.close()
     _done(
         attempt,
         draft,
         started,
         status=reply.status,
         response_headers=headers,
-        events=events,
-        message=assemble(draft.call.protocol, events),
+        events=relay.events,
+        message=assemble(draft.call.protocol, relay.events),
         usage=usage,
         cost_usd=cost,
         tries=tries,
         first_byte_ms=first,
     )
-    return response
+    return relay.response
 
 
-async def _write(
-    response: web.StreamResponse, event: SseEvent, hidden: tuple[str, ...]
-) -> SseEvent:
-    clean = SseEvent(event=event.event, data=scrub(event.data, hidden))
-    await response.write(encode(clean))
-    return clean
+class _Relay:
+    """Writes each event to the agent as it comes; an agent that hung up gets no more, but
+    the upstream's reply is still read to its end, so the call is metered and recorded."""
+
+    def __init__(self, response: web.StreamResponse, hidden: tuple[str, ...]) -> None:
+        self.response, self.hidden = response, hidden
+        self.events: list[SseEvent] = []
+        self.gone = False
+
+    async def write(self, event: SseEvent) -> None:
+        clean = SseEvent(event=event.event, data=scrub(event.data, self.hidden))
+        self.events.append(clean)
+        if not self.gone:
+            try:
+                await self.response.write(encode(clean))
+            except ConnectionError:
+                self.gone = True
+
+    async def close(self) -> None:
+        if not self.gone:
+            with contextlib.suppress(ConnectionError):
+                await self.response.write_eof()
 
 
 def _dropped(

@@ -142,7 +142,8 @@ class ReplayUpstream:
 
     @classmethod
     def of(cls, exchanges: list[Exchange]) -> ReplayUpstream:
-        return cls([e for e in exchanges if e.refused is None and e.tries])
+        kept = [e for e in exchanges if e.refused is None and e.tries]
+        return cls(sorted(kept, key=lambda e: e.turn))
 
     async def send(self, out: Outgoing) -> Reply:
         self._next += 1

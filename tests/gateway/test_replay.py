@@ -118,3 +118,22 @@ def test_events_reach_the_agent_as_they_arrive() -> None:
         rest = response.read()
         connection.close()
     assert rest.rstrip().endswith(b'data: {"type":"message_stop"}')
+
+
+def test_an_agent_that_hangs_up_mid_stream_still_has_its_call_metered() -> None:
+    upstream = Gated()
+    path, body = request_for("anthropic", True)
+    with serve_gateway(config(upstream), tcp=True) as gateway:
+        connection = connect(gateway.port or 0)
+        connection.request(
+            "POST", path, body=json.dumps(body), headers=auth("anthropic", gateway.token)
+        )
+        response = connection.getresponse()
+        response.readline()
+        connection.close()
+        response.close()
+        gateway._loop.call_soon_threadsafe(upstream.gate.set)
+        attempt = gateway._attempt
+    (exchange,) = attempt.recording().exchanges
+    assert exchange.usage is not None and exchange.usage.output > 0
+    assert exchange.events is not None and exchange.events[-1].event == "message_stop"

@@ -52,7 +52,7 @@ _EXPORTS = {
     "new_token": "recon.gateway.attempt",
     "RetryPolicy": "recon.gateway.failures",
     "classify": "recon.gateway.failures",
-    "Credential": "recon.gateway.live",
+    "Credential": "recon.gateway.credential",
     "LiveUpstream": "recon.gateway.live",
     "Limits": "recon.gateway.meter",
     "Meter": "recon.gateway.meter",

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from recon.gateway.credential import scrub
 from recon.gateway.failures import RetryPolicy
 from recon.gateway.meter import Limits, Meter, spent, unpriced
 from recon.gateway.prices import price_for
@@ -28,26 +29,15 @@ def new_token() -> str:
 
 @dataclass
 class GatewayConfig:
-    """What one attempt's gateway needs. ``credential`` names the entry's key variable (in
-    messages only; the key itself is the live upstream's); ``secrets`` are the values the
-    gateway scrubs from everything it returns, records or logs."""
+    """What one attempt's gateway needs; the key, if any, is its upstream's."""
 
     upstream: Upstream
     prices: PriceTable
     prices_digest: str
     token: str = field(default_factory=new_token, repr=False)
-    credential: str = "the entry's credential"
     limits: Limits = field(default_factory=Limits)
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     prices_name: str = "recon/gateway/prices.json"
-    secrets: tuple[str, ...] = field(default=(), repr=False)
-
-
-def scrub(text: str, hidden: tuple[str, ...]) -> str:
-    for value in hidden:
-        if value:
-            text = text.replace(value, "[credential]")
-    return text
 
 
 @dataclass
@@ -92,6 +82,14 @@ class Attempt:
             return False
         tokens = presented_tokens(headers, query)
         return any(secrets.compare_digest(t.encode(), self.config.token.encode()) for t in tokens)
+
+    def scrub(self, text: str) -> str:
+        """``text`` without the upstream's key: before anything is returned, kept or logged."""
+        return scrub(text, self.config.upstream.credential)
+
+    def credential_name(self) -> str:
+        credential = self.config.upstream.credential
+        return credential.variable if credential else "the entry's credential"
 
     def next_number(self) -> int:
         self.calls += 1

@@ -1,45 +1,27 @@
 """The live upstream: the vendor's API over TLS, certificate verified, the real key added.
 
-The key is read from the host environment by its variable name when the gateway starts
-(:meth:`Credential.from_env`) and lives in this process only: it is added to the upstream
-request's header, never written to a log, a recording or a reply (the gateway also scrubs
-it from anything the upstream sends back). Plain ``http`` is allowed to a loopback host
-only (tests and benches), so a key never crosses a network in clear.
+The key (:class:`recon.gateway.credential.Credential`, read from the host environment
+when the gateway starts) is added to the upstream request's header only; the gateway
+scrubs it from anything the upstream sends back, before a log, a recording or a reply.
+Plain ``http`` is allowed to a loopback host only (tests and benches), so a key never
+crosses a network in clear.
 """
 
 from __future__ import annotations
 
 import ssl
-from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import aiohttp
 from yarl import URL
 
-from recon.errors import ConfigError, HarnessError
+from recon.errors import ConfigError
+from recon.gateway.credential import Credential
 from recon.gateway.protocols import credential_headers
 from recon.gateway.upstream import Dropped, Outgoing, Refused, Reply, UpstreamKind
 
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
-
-
-@dataclass(frozen=True)
-class Credential:
-    """A key and the name of the variable it came from; ``repr`` never shows the key."""
-
-    variable: str
-    value: str = field(repr=False)
-
-    @classmethod
-    def from_env(cls, variable: str, environ: Mapping[str, str]) -> Credential:
-        value = environ.get(variable, "")
-        if not value:
-            raise HarnessError(
-                f"credentials missing: {variable} is not set on the host that runs the attempt; "
-                "export it there (its value never enters the sandbox)"
-            )
-        return cls(variable, value)
 
 
 def base_url(text: str) -> URL:

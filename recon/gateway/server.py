@@ -18,7 +18,7 @@ from typing import Any
 from aiohttp import web
 
 from recon.gateway.assemble import assemble
-from recon.gateway.attempt import Attempt, Draft, scrub
+from recon.gateway.attempt import Attempt, Draft
 from recon.gateway.failures import backoff, classify, credentials_rejected, error_body, exhausted
 from recon.gateway.protocols import (
     forwarded_headers,
@@ -132,10 +132,10 @@ async def forward(attempt: Attempt, out: Outgoing, tries: list[Try]) -> Reply | 
         try:
             reply = await attempt.config.upstream.send(out)
         except Dropped as err:
-            tries.append(Try(error=scrub(str(err), attempt.config.secrets), ms=_ms(sent)))
+            tries.append(Try(error=attempt.scrub(str(err)), ms=_ms(sent)))
         except Refused as err:
-            tries.append(Try(error=scrub(str(err), attempt.config.secrets), ms=_ms(sent)))
-            attempt.stop("harness_failure", scrub(str(err), attempt.config.secrets))
+            tries.append(Try(error=attempt.scrub(str(err)), ms=_ms(sent)))
+            attempt.stop("harness_failure", attempt.scrub(str(err)))
             return None
         else:
             tries.append(Try(status=reply.status, ms=_ms(sent)))
@@ -146,7 +146,7 @@ async def forward(attempt: Attempt, out: Outgoing, tries: list[Try]) -> Reply | 
             await reply.release()
             if verdict == "credentials":
                 attempt.stop(
-                    "harness_failure", credentials_rejected(attempt.config.credential, reply.status)
+                    "harness_failure", credentials_rejected(attempt.credential_name(), reply.status)
                 )
                 return None
         log.info("turn %d: upstream try %d failed (%s)", out.number, n, tries[-1].status)
@@ -154,6 +154,10 @@ async def forward(attempt: Attempt, out: Outgoing, tries: list[Try]) -> Reply | 
             await asyncio.sleep(backoff(policy, n, retry_after))
     attempt.stop("harness_failure", exhausted(tries))
     return None
+
+
+def _headers(attempt: Attempt, reply: Reply) -> dict[str, str]:
+    return {k: attempt.scrub(v) for k, v in kept_response_headers(reply.headers).items()}
 
 
 async def _relay_body(
@@ -164,15 +168,14 @@ async def _relay_body(
     tries: list[Try],
     started: float,
 ) -> web.StreamResponse:
-    hidden = attempt.config.secrets
     try:
         data = b"".join([chunk async for chunk in reply.chunks])
     except Dropped as err:
         return _dropped(attempt, draft, tries, started, str(err))
-    text = scrub(data.decode("utf-8", errors="replace"), hidden)
+    text = attempt.scrub(data.decode("utf-8", errors="replace"))
     message = _parse(text.encode())
     usage = from_body(draft.call.protocol, message) if reply.status == 200 else None
-    headers = {k: scrub(v, hidden) for k, v in kept_response_headers(reply.headers).items()}
+    headers = _headers(attempt, reply)
     cost = attempt.metered(draft.call, usage) if reply.status == 200 else None
     _done(
         attempt,
@@ -198,9 +201,8 @@ async def _relay_stream(
     tries: list[Try],
     started: float,
 ) -> web.StreamResponse:
-    hidden = attempt.config.secrets
-    headers = {k: scrub(v, hidden) for k, v in kept_response_headers(reply.headers).items()}
-    relay = _Relay(web.StreamResponse(status=reply.status, headers=headers), hidden)
+    headers = _headers(attempt, reply)
+    relay = _Relay(web.StreamResponse(status=reply.status, headers=headers), attempt)
     await relay.response.prepare(request)
     parser, first = SseParser(), None
     try:
@@ -235,13 +237,13 @@ class _Relay:
     """Writes each event to the agent as it comes; an agent that hung up gets no more, but
     the upstream's reply is still read to its end, so the call is metered and recorded."""
 
-    def __init__(self, response: web.StreamResponse, hidden: tuple[str, ...]) -> None:
-        self.response, self.hidden = response, hidden
+    def __init__(self, response: web.StreamResponse, attempt: Attempt) -> None:
+        self.response, self.attempt = response, attempt
         self.events: list[SseEvent] = []
         self.gone = False
 
     async def write(self, event: SseEvent) -> None:
-        clean = SseEvent(event=event.event, data=scrub(event.data, self.hidden))
+        clean = SseEvent(event=event.event, data=self.attempt.scrub(event.data))
         self.events.append(clean)
         if not self.gone:
             try:

@@ -16,6 +16,7 @@ from typing import Any, Literal, Protocol
 
 from recon.gateway import replies
 from recon.gateway.conversation import chat_view, reply_count
+from recon.gateway.credential import Credential
 from recon.gateway.protocols import Call
 from recon.gateway.sse import encode
 from recon.model.gateway import Exchange, Usage
@@ -63,6 +64,11 @@ UpstreamKind = Literal["live", "scripted", "replay"]
 class Upstream(Protocol):
     @property
     def kind(self) -> UpstreamKind: ...
+
+    @property
+    def credential(self) -> Credential | None:
+        """The key this upstream adds (live only): what the gateway scrubs and names."""
+        ...
 
     async def send(self, out: Outgoing) -> Reply: ...
 
@@ -122,6 +128,7 @@ class ScriptedUpstream:
 
     script: Script
     kind: UpstreamKind = "scripted"
+    credential: Credential | None = None
 
     async def send(self, out: Outgoing) -> Reply:
         return scripted_answer(self.script, out.call, out.body, out.number)
@@ -138,6 +145,7 @@ class ReplayUpstream:
 
     exchanges: list[Exchange]
     kind: UpstreamKind = "replay"
+    credential: Credential | None = None
     _next: int = 0
 
     @classmethod

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from recon.errors import ConfigError, HarnessError
-from recon.gateway.live import Credential, LiveUpstream, base_url
+from recon.gateway.credential import Credential
+from recon.gateway.live import LiveUpstream, base_url
 from recon.gateway.meter import Limits
 from recon.gateway.running import serve_gateway
 from recon.gateway.scripted import serve_scripted
@@ -39,9 +40,7 @@ def _live(vendor: Vendor, scheme: str = "http", ca_bundle: Path | None = None) -
 
 def _call(upstream: LiveUpstream, stream: bool = False) -> tuple[Answer, Recording]:
     path, body = request_for("anthropic", stream)
-    with serve_gateway(
-        config(upstream, credential=KEY.variable, secrets=(CANARY,)), tcp=True
-    ) as gateway:
+    with serve_gateway(config(upstream), tcp=True) as gateway:
         answer = post(gateway.port or 0, path, body, auth("anthropic", gateway.token))
         return answer, gateway.recording()
 

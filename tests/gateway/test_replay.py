@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from recon.gateway.credential import Credential
 from recon.gateway.running import serve_gateway
 from recon.gateway.upstream import (
     Outgoing,
@@ -86,6 +87,7 @@ class Gated:
 
     gate: asyncio.Event = field(default_factory=asyncio.Event)
     kind: UpstreamKind = "scripted"
+    credential: Credential | None = None
 
     async def send(self, out: Outgoing) -> Reply:
         reply = scripted_answer(SCRIPT, out.call, out.body, out.number)

@@ -118,9 +118,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("command", choices=["generate"])
     parser.add_argument("--version", default=LITELLM_VERSION, help="litellm version to read")
     parser.add_argument("--out", type=Path, default=PRICES, help="where to write the table")
+    parser.add_argument("--wheel", type=Path, help="read this litellm wheel, not a download")
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory() as temp:
-        price_map, source = read_wheel(download(args.version, Path(temp)))
+    if args.wheel is not None:
+        price_map, source = read_wheel(args.wheel)
+    else:
+        with tempfile.TemporaryDirectory() as temp:
+            price_map, source = read_wheel(download(args.version, Path(temp)))
     args.out.write_bytes(render(generate(price_map, source)))
     print(args.out)
     return 0

@@ -15,6 +15,7 @@ from recon.gateway.prices import (
     PRICES,
     generate,
     load_prices,
+    main,
     price_for,
     read_wheel,
     render,
@@ -94,13 +95,28 @@ def test_the_committed_table_names_its_source_and_is_canonical() -> None:
     assert price_for(table, "openai", "no-such-model") is None
 
 
-def test_read_wheel_reads_the_map_and_hashes_the_wheel(tmp_path: Path) -> None:
+def _wheel(tmp_path: Path) -> Path:
     wheel = tmp_path / "litellm-9.9.9-py3-none-any.whl"
     with zipfile.ZipFile(wheel, "w") as archive:
         archive.writestr(MAP_FILE, json.dumps(MAP))
+    return wheel
+
+
+def test_read_wheel_reads_the_map_and_hashes_the_wheel(tmp_path: Path) -> None:
+    wheel = _wheel(tmp_path)
     price_map, source = read_wheel(wheel)
     assert price_map == MAP
     assert (source.version, source.wheel, len(source.wheel_sha256)) == ("9.9.9", wheel.name, 64)
+
+
+def test_generate_writes_a_table_that_loads(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "prices.json"
+    assert main(["generate", "--wheel", str(_wheel(tmp_path)), "--out", str(out)]) == 0
+    table = load_prices(out)
+    assert table.source.version == "9.9.9" and "claude-sonnet-4-5" in table.prices["anthropic"]
+    assert out.read_bytes() == render(table) and capsys.readouterr().out.strip() == str(out)
 
 
 def test_a_malformed_table_is_one_line_naming_the_file_and_field(tmp_path: Path) -> None:

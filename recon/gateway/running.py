@@ -1,5 +1,6 @@
-"""A running gateway: its own event loop in a thread, listening on a unix socket (what the
-container reaches) and, optionally, 127.0.0.1 (tests, benches, the native backend).
+"""A running gateway: an event loop in a thread of its own, listening on a unix socket
+(what the container reaches) and, optionally, 127.0.0.1 (tests, benches, the native
+backend).
 
 ``serve_gateway`` is a context manager: the token works while the block runs and is
 revoked when it ends; :meth:`RunningGateway.recording` is the attempt's recording so far.
@@ -74,6 +75,25 @@ async def _start(
     return runner, port
 
 
+class LoopThread:
+    """An event loop running in a thread of its own: one per gateway. (Eight gateways
+    sharing one loop measured slower than eight loops: ``bench/gateway_latency.py``.)"""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, name="recon-gateway")
+        self._thread.daemon = True
+        self._thread.start()
+
+    def run(self, work: Coroutine[Any, Any, T]) -> T:
+        return _in(self.loop, work)
+
+    def close(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join()
+        self.loop.close()
+
+
 @contextmanager
 def serving(
     application: web.Application,
@@ -81,26 +101,21 @@ def serving(
     tcp: bool,
     closing: Callable[[], Awaitable[None]],
 ) -> Iterator[tuple[asyncio.AbstractEventLoop, int | None]]:
-    """``application`` served from its own loop in a thread until the block ends, then
+    """``application`` served from a loop thread of its own until the block ends, then
     ``closing`` run in that loop once the listeners are gone."""
     if socket is None and not tcp:
         raise HarnessError("gateway: give it a unix socket, 127.0.0.1, or both")
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, name="recon-gateway", daemon=True)
-    thread.start()
+    thread = LoopThread()
     try:
-        runner, port = _in(loop, _start(application, socket, tcp))
+        runner, port = thread.run(_start(application, socket, tcp))
     except OSError as err:
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join()
+        thread.close()
         raise HarnessError(f"gateway: cannot listen ({err.strerror or err})") from err
     try:
-        yield loop, port
+        yield thread.loop, port
     finally:
-        _in(loop, _stop(runner, closing))
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join()
-        loop.close()
+        thread.run(_stop(runner, closing))
+        thread.close()
 
 
 async def _stop(runner: web.AppRunner, closing: Callable[[], Awaitable[None]]) -> None:
@@ -119,8 +134,8 @@ def serve_gateway(
     async def closing() -> None:
         await config.upstream.close()
 
-    try:
-        with serving(app(attempt), socket, tcp, closing) as (loop, port):
+    with serving(app(attempt), socket, tcp, closing) as (loop, port):
+        try:
             yield RunningGateway(config.token, socket, port, loop, attempt)
-    finally:
-        attempt.revoked = True
+        finally:
+            attempt.revoked = True  # a plain flag the loop reads: no call passes after this

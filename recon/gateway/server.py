@@ -208,10 +208,8 @@ async def _relay_stream(
     try:
         async for chunk in reply.chunks:
             first = first if first is not None else _ms(started)
-            for event in parser.feed(chunk):
-                await relay.write(event)
-        for event in parser.close():
-            await relay.write(event)
+            await relay.write(parser.feed(chunk))
+        await relay.write(parser.close())
     except Dropped as err:
         attempt.stop("harness_failure", f"turn {draft.number}: {err}")
     usage = from_events(draft.call.protocol, relay.events)
@@ -242,12 +240,13 @@ class _Relay:
         self.events: list[SseEvent] = []
         self.gone = False
 
-    async def write(self, event: SseEvent) -> None:
-        clean = SseEvent(event=event.event, data=self.attempt.scrub(event.data))
-        self.events.append(clean)
-        if not self.gone:
+    async def write(self, events: list[SseEvent]) -> None:
+        """The events one upstream chunk completed, in one write."""
+        clean = [SseEvent(event=e.event, data=self.attempt.scrub(e.data)) for e in events]
+        self.events += clean
+        if clean and not self.gone:
             try:
-                await self.response.write(encode(clean))
+                await self.response.write(b"".join(encode(e) for e in clean))
             except ConnectionError:
                 self.gone = True
 

@@ -28,7 +28,7 @@ from recon.gateway.protocols import (
     upstream_query,
 )
 from recon.gateway.sse import SseParser, encode
-from recon.gateway.upstream import Dropped, Outgoing, Refused, Reply
+from recon.gateway.upstream import Dropped, Outgoing, Refused, Reply, buffered_reply
 from recon.gateway.usage import from_body, from_events
 from recon.model.gateway import Protocol, SseEvent, Try
 
@@ -130,7 +130,7 @@ async def forward(attempt: Attempt, out: Outgoing, tries: list[Try]) -> Reply | 
         sent = time.monotonic()
         reply, retry_after = None, None
         try:
-            reply = await attempt.config.upstream.send(out)
+            reply = await _buffered(await attempt.config.upstream.send(out))
         except Dropped as err:
             tries.append(Try(error=attempt.scrub(str(err)), ms=_ms(sent)))
         except Refused as err:
@@ -156,6 +156,18 @@ async def forward(attempt: Attempt, out: Outgoing, tries: list[Try]) -> Reply | 
     return None
 
 
+async def _buffered(reply: Reply) -> Reply:
+    """A reply that is not streamed, read whole: a connection that drops while it is read
+    is retried like one that gave no answer (the agent has seen nothing yet)."""
+    if reply.streamed:
+        return reply
+    try:
+        data = b"".join([chunk async for chunk in reply.chunks])
+    finally:
+        await reply.release()
+    return buffered_reply(reply.status, reply.headers, data)
+
+
 def _headers(attempt: Attempt, reply: Reply) -> dict[str, str]:
     return {k: attempt.scrub(v) for k, v in kept_response_headers(reply.headers).items()}
 
@@ -168,10 +180,7 @@ async def _relay_body(
     tries: list[Try],
     started: float,
 ) -> web.StreamResponse:
-    try:
-        data = b"".join([chunk async for chunk in reply.chunks])
-    except Dropped as err:
-        return _dropped(attempt, draft, tries, started, str(err))
+    data = b"".join([chunk async for chunk in reply.chunks])
     text = attempt.scrub(data.decode("utf-8", errors="replace"))
     message = _parse(text.encode())
     usage = from_body(draft.call.protocol, message) if reply.status == 200 else None
@@ -188,7 +197,6 @@ async def _relay_body(
         usage=usage,
         cost_usd=cost,
         tries=tries,
-        first_byte_ms=_ms(started),
     )
     return web.Response(status=reply.status, body=text.encode(), headers=headers)
 
@@ -254,15 +262,6 @@ class _Relay:
         if not self.gone:
             with contextlib.suppress(ConnectionError):
                 await self.response.write_eof()
-
-
-def _dropped(
-    attempt: Attempt, draft: Draft, tries: list[Try], started: float, why: str
-) -> web.Response:
-    reason = f"turn {draft.number}: {why}"
-    attempt.stop("harness_failure", reason)
-    _done(attempt, draft, started, status=400, response_headers={}, tries=tries, refused=reason)
-    return refuse(draft.call.protocol, 400, f"recon gateway: {reason}")
 
 
 def _done(attempt: Attempt, draft: Draft, started: float, **fields: Any) -> None:

@@ -86,6 +86,11 @@ async def _chunks(parts: list[bytes]) -> AsyncIterator[bytes]:
         yield part
 
 
+def buffered_reply(status: int, headers: dict[str, str], data: bytes) -> Reply:
+    """A reply whose body is already read."""
+    return Reply(status, headers, _chunks([data]))
+
+
 def json_reply(status: int, body: Any) -> Reply:
     data = json.dumps(body).encode() if not isinstance(body, str) else body.encode()
     return Reply(status, {"content-type": "application/json"}, _chunks([data]))

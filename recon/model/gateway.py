@@ -90,7 +90,9 @@ class Exchange(Strict):
     """One call of the agent, as the gateway saw it. ``request`` is the body sent upstream;
     ``body`` the response as received (not streamed), ``events`` its server-sent events
     (streamed); ``message`` is the parsed body, or the message the events assemble into.
-    Headers never hold a credential, on either side."""
+    Headers never hold a credential, on either side. Times are milliseconds, ``started_s``
+    seconds since the gateway started; ``first_byte_ms`` is when a stream's first bytes
+    came. ``refused`` says why the gateway answered the agent itself."""
 
     turn: Annotated[int, Field(ge=1)]
     protocol: Protocol

@@ -137,8 +137,9 @@ def post(where: int | Path, path: str, body: Any, headers: dict[str, str]) -> An
 
 @dataclass
 class Vendor:
-    """A fake vendor API: answers ``statuses`` in order (0: drop the connection), then real
-    scripted replies; keeps each request's headers."""
+    """A fake vendor API: answers ``statuses`` in order (0: drop the connection, -1: drop
+    it halfway through the body, -2: after a stream's first event), then real scripted
+    replies; keeps each request's headers."""
 
     statuses: list[int] = field(default_factory=list)
     echo_key: bool = False
@@ -158,6 +159,22 @@ class Vendor:
                     assert request.transport is not None
                     request.transport.close()
                     return web.Response()
+                if status == -1:  # the headers and half a body, then the connection drops
+                    half = web.StreamResponse(
+                        headers={"content-type": "application/json", "content-length": "100"}
+                    )
+                    await half.prepare(request)
+                    await half.write(b'{"id": "msg_')
+                    assert request.transport is not None
+                    request.transport.close()
+                    return half
+                if status == -2:  # one event of a stream, then the connection drops
+                    stream = web.StreamResponse(headers={"content-type": "text/event-stream"})
+                    await stream.prepare(request)
+                    await stream.write(b'event: ping\ndata: {"type": "ping"}\n\n')
+                    assert request.transport is not None
+                    request.transport.close()
+                    return stream
                 key = request.headers.get("x-api-key", "") if self.echo_key else ""
                 error = {"error": {"message": f"status {status} for key {key}"}}
                 return web.json_response(error, status=status, headers={"retry-after": "0"})

@@ -74,11 +74,21 @@ def test_429_and_529_are_retried_and_the_attempt_is_valid(first: int) -> None:
 
 
 def test_a_dropped_connection_is_retried() -> None:
-    with vendor_api(Vendor([0])) as vendor:
+    with vendor_api(Vendor([0, -1])) as vendor:
         answer, recording = _call(_live(vendor))
-    assert answer.status == 200
+    assert answer.status == 200 and recording.outcome is None
     tries = recording.exchanges[0].tries
-    assert tries[0].status is None and tries[0].error and tries[1].status == 200
+    assert [t.status for t in tries] == [None, None, 200]
+    assert all(t.error for t in tries[:2])
+
+
+def test_a_stream_that_drops_midway_is_a_harness_failure() -> None:
+    with vendor_api(Vendor([-2])) as vendor:
+        answer, recording = _call(_live(vendor), stream=True)
+    assert answer.status == 200 and [e.event for e in answer.events] == ["ping"]
+    assert recording.outcome is not None and recording.outcome.kind == "harness_failure"
+    assert recording.outcome.reason.startswith("turn 1: the model API dropped the response")
+    assert len(vendor.headers) == 1
 
 
 def test_5xx_until_the_tries_are_used_up_is_a_harness_failure() -> None:

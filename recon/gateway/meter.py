@@ -63,15 +63,19 @@ def spent(meter: Meter, limits: Limits) -> str | None:
     if limits.tokens is not None and meter.usage.tokens >= limits.tokens:
         return (
             f"token budget spent: {meter.usage.tokens} of {limits.tokens} tokens "
-            f"(budget.tokens) after {meter.calls} calls"
+            f"(budget.tokens) after {_calls(meter.calls)}"
         )
     used, limit = meter.cost_usd, limits.cost_usd
     if limit is not None and used is not None and used >= limit:
         return (
             f"cost budget spent: ${used:.6f} of ${limit:.6f} "
-            f"(budget.cost_usd) after {meter.calls} calls"
+            f"(budget.cost_usd) after {_calls(meter.calls)}"
         )
     return None
+
+
+def _calls(n: int) -> str:
+    return f"{n} call" if n == 1 else f"{n} calls"
 
 
 def unpriced(model: str, limits: Limits, price: ModelPrice | None, table: str) -> str | None:

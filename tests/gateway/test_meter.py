@@ -31,7 +31,7 @@ def test_token_budget() -> None:
     assert spent(meter, Limits(tokens=100)) is None
     meter.add(Usage(input=60, output=40), PRICE)
     reason = spent(meter, Limits(tokens=100))
-    assert reason == "token budget spent: 100 of 100 tokens (budget.tokens) after 1 calls"
+    assert reason == "token budget spent: 100 of 100 tokens (budget.tokens) after 1 call"
 
 
 def test_cost_budget() -> None:

@@ -50,6 +50,8 @@ class Draft:
     request_headers: dict[str, str]
     request: Any
     started_s: float
+    raw: bytes | None = field(default=None, repr=False)
+    """The agent's body as it came, when it goes upstream unchanged (not re-encoded)."""
 
     def exchange(self, **rest: Any) -> Exchange:
         call = self.call

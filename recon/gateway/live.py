@@ -59,11 +59,15 @@ class LiveUpstream:
         return self._session
 
     async def send(self, out: Outgoing) -> Reply:
-        headers = {**out.headers, **credential_headers(out.call.provider, self.credential.value)}
+        headers = {
+            **out.headers,
+            "content-type": "application/json",
+            **credential_headers(out.call.provider, self.credential.value),
+        }
         url = self.url.with_path(self.url.path.rstrip("/") + out.path)
         try:
             response = await self._client().post(
-                url, params=out.query, json=out.body, headers=headers
+                url, params=out.query, data=out.data(), headers=headers
             )
         except aiohttp.ClientConnectorCertificateError as err:
             raise Refused(f"the model API's TLS certificate is not trusted: {err}") from None

@@ -71,18 +71,21 @@ async def handle(request: web.Request) -> web.StreamResponse:
     started = time.monotonic()
     if not attempt.authorized(request.headers, request.query):
         return refuse(_guess(request.path), 401, "recon gateway: unknown or revoked attempt token")
-    body = _parse(await request.read())
+    raw = await request.read()
+    body = _parse(raw)
     call = identify(request.path, request.query, body) if request.method == "POST" else None
     if call is None:
         message = f"recon gateway: no model API at {request.method} {request.path}"
         return refuse(_guess(request.path), 404, message)
+    sent = upstream_body(call, body)
     draft = Draft(
         call,
         attempt.next_number(),
         request.path,
         forwarded_headers(request.headers),
-        upstream_body(call, body),
+        sent,
         round(started - attempt.started, 3),
+        raw if sent is body else None,
     )
     refused = attempt.refusal(call)
     if refused is not None:
@@ -104,6 +107,7 @@ async def _call(
         upstream_query(request.query),
         draft.request_headers,
         draft.request,
+        draft.raw,
     )
     tries: list[Try] = []
     reply = await forward(attempt, out, tries)

@@ -39,6 +39,11 @@ class Outgoing:
     query: dict[str, str]
     headers: dict[str, str]
     body: dict[str, Any]
+    raw: bytes | None = None
+    """``body``'s bytes as the agent sent them, when they go upstream unchanged."""
+
+    def data(self) -> bytes:
+        return self.raw if self.raw is not None else json.dumps(self.body).encode()
 
 
 async def _nothing() -> None:

@@ -119,12 +119,13 @@ def connect(where: int | Path) -> http.client.HTTPConnection:
 
 
 def post(where: int | Path, path: str, body: Any, headers: dict[str, str]) -> Answer:
+    """``body`` as JSON, or as given when it is already bytes."""
     connection = connect(where)
     try:
         connection.request(
             "POST",
             path,
-            body=json.dumps(body),
+            body=body if isinstance(body, bytes) else json.dumps(body),
             headers={"content-type": "application/json", **headers},
         )
         response = connection.getresponse()
@@ -145,6 +146,7 @@ class Vendor:
     echo_key: bool = False
     headers: list[dict[str, str]] = field(default_factory=list)
     peers: list[object] = field(default_factory=list)
+    bodies: list[bytes] = field(default_factory=list)
     port: int = 0
 
     def app(self) -> web.Application:
@@ -152,7 +154,8 @@ class Vendor:
             self.headers.append(dict(request.headers))
             assert request.transport is not None
             self.peers.append(request.transport.get_extra_info("peername"))
-            body = json.loads(await request.read())
+            self.bodies.append(await request.read())
+            body = json.loads(self.bodies[-1])
             if self.statuses:
                 status = self.statuses.pop(0)
                 if status == 0:

@@ -3,6 +3,7 @@ nowhere else, failures classified and retried at the gateway."""
 
 from __future__ import annotations
 
+import json
 import logging
 import ssl
 from pathlib import Path
@@ -198,3 +199,16 @@ def test_the_scripted_server_speaks_every_protocol_directly() -> None:
                 )
                 assert usage == scripted_usage(protocol, body, SCRIPT.replies[0])
         assert post(server.port or 0, "/v1/embeddings", {"model": "x"}, {}).status == 404
+
+
+def test_the_agents_body_goes_upstream_as_sent_unless_usage_must_be_asked_for() -> None:
+    anthropic_path, anthropic_body = request_for("anthropic", False)
+    sent = json.dumps(anthropic_body, indent=3).encode()
+    chat_path, chat_body = request_for("chat", True)
+    with vendor_api(Vendor()) as vendor:
+        upstream = LiveUpstream(f"http://127.0.0.1:{vendor.port}", KEY)
+        with serve_gateway(config(upstream), tcp=True) as gateway:
+            post(gateway.port or 0, anthropic_path, sent, auth("anthropic", gateway.token))
+            post(gateway.port or 0, chat_path, chat_body, auth("chat", gateway.token))
+    assert vendor.bodies[0] == sent
+    assert json.loads(vendor.bodies[1])["stream_options"] == {"include_usage": True}

@@ -10,9 +10,11 @@ process of its own), measured in the same run and interleaved round by round:
   meters and records it.
 
 Clients run in a third process (aiohttp, one keep-alive session each, as agents' SDKs do)
-and time each call from the request to the last byte of the reply. ``alone``: one client;
-``x8``: 8 clients at once, each with its own gateway (8 attempts at once). Calls are
-Anthropic Messages, streamed (SSE, 7 events) and not.
+and time each call from the request to the last byte of the reply. ``gateway CPU per
+call`` is the CPU time (all threads) of the gateways' process over the gateway column,
+divided by the calls it served: unlike latency, it does not grow with the machine's load.
+``alone``: one client; ``x8``: 8 clients at once, each with its own gateway (8 attempts
+at once). Calls are Anthropic Messages, streamed (SSE, 7 events) and not.
 
     PYTHONPATH=. .venv/bin/python bench/gateway_latency.py [--calls 300] [--rounds 3] \
         [--out bench/results/gateway_latency.json]
@@ -56,6 +58,7 @@ BODY = {
     "messages": [{"role": "user", "content": "Rebuild the page in brief.md. " * 40}],
 }
 Target = tuple[str, str]  # base URL, token
+WARMUP = 10
 
 
 def _scripted(conn: Connection) -> None:
@@ -70,12 +73,12 @@ async def _client(target: Target, calls: int, stream: bool) -> list[float]:
     body = {**BODY, "stream": stream}
     times = []
     async with aiohttp.ClientSession() as session:
-        for i in range(calls + 10):
+        for i in range(calls + WARMUP):
             start = time.perf_counter()
             async with session.post(f"{url}/v1/messages", json=body, headers=headers) as reply:
                 await reply.read()
                 assert reply.status == 200, reply.status
-            if i >= 10:  # warm-up calls are not counted
+            if i >= WARMUP:  # warm-up calls are not timed
                 times.append((time.perf_counter() - start) * 1000)
     return times
 
@@ -117,13 +120,18 @@ def _run(client: Connection, scripted_url: str, args: argparse.Namespace) -> dic
             direct = [(scripted_url, "")] * clients
             for stream in (False, True):
                 times: dict[str, list[float]] = {"direct": [], "gateway": []}
+                cpu = 0.0
                 for _ in range(args.rounds):
                     for column, targets in (("direct", direct), ("gateway", through)):
+                        before = time.process_time()
                         client.send((targets, args.calls, stream))
                         times[column] += client.recv()
-                results[f"{'alone' if clients == 1 else 'x8'} {'sse' if stream else 'json'}"] = {
-                    column: _summary(ms) for column, ms in times.items()
-                }
+                        cpu += time.process_time() - before if column == "gateway" else 0.0
+                row: dict[str, Any] = {column: _summary(ms) for column, ms in times.items()}
+                # every call a gateway served (warm-ups too) was served by this process
+                served = args.rounds * clients * (args.calls + WARMUP)
+                row["gateway_cpu_ms_per_call"] = round(cpu * 1000 / served, 3)
+                results[f"{'alone' if clients == 1 else 'x8'} {'sse' if stream else 'json'}"] = row
             assert all(g.recording().outcome is None for g in gateways)
     return results
 
@@ -131,15 +139,16 @@ def _run(client: Connection, scripted_url: str, args: argparse.Namespace) -> dic
 def _table(results: dict[str, Any]) -> str:
     lines = [
         "| case | direct median | gateway median | added median | direct p95 | "
-        "gateway p95 | added p95 |",
-        "|---|---|---|---|---|---|---|",
+        "gateway p95 | added p95 | gateway CPU per call |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for case, row in results.items():
         d, g = row["direct"], row["gateway"]
         lines.append(
             f"| {case} | {d['median_ms']:.2f} ms | {g['median_ms']:.2f} ms | "
             f"{g['median_ms'] - d['median_ms']:+.2f} ms | {d['p95_ms']:.2f} ms | "
-            f"{g['p95_ms']:.2f} ms | {g['p95_ms'] - d['p95_ms']:+.2f} ms |"
+            f"{g['p95_ms']:.2f} ms | {g['p95_ms'] - d['p95_ms']:+.2f} ms | "
+            f"{row['gateway_cpu_ms_per_call']:.3f} ms |"
         )
     return "\n".join(lines)
 

@@ -254,13 +254,17 @@ class _Relay:
 
     async def write(self, events: list[SseEvent]) -> None:
         """The events one upstream chunk completed, in one write."""
-        clean = [SseEvent(event=e.event, data=self.attempt.scrub(e.data)) for e in events]
+        clean = [self._clean(e) for e in events]
         self.events += clean
         if clean and not self.gone:
             try:
                 await self.response.write(b"".join(encode(e) for e in clean))
             except ConnectionError:
                 self.gone = True
+
+    def _clean(self, event: SseEvent) -> SseEvent:
+        data = self.attempt.scrub(event.data)
+        return event if data == event.data else SseEvent(event=event.event, data=data)
 
     async def close(self) -> None:
         if not self.gone:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import ssl
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -16,9 +17,18 @@ from recon.gateway.live import LiveUpstream, base_url
 from recon.gateway.meter import Limits
 from recon.gateway.running import serve_gateway
 from recon.gateway.scripted import serve_scripted
-from recon.gateway.upstream import ScriptedUpstream, scripted_usage
+from recon.gateway.sse import encode
+from recon.gateway.upstream import (
+    Outgoing,
+    Reply,
+    ScriptedUpstream,
+    UpstreamKind,
+    buffered_reply,
+    scripted_answer,
+    scripted_usage,
+)
 from recon.gateway.usage import from_body, from_events
-from recon.model.gateway import Recording
+from recon.model.gateway import Recording, SseEvent
 from tests.gateway.conftest import (
     SCRIPT,
     Answer,
@@ -212,3 +222,32 @@ def test_the_agents_body_goes_upstream_as_sent_unless_usage_must_be_asked_for() 
             post(gateway.port or 0, chat_path, chat_body, auth("chat", gateway.token))
     assert vendor.bodies[0] == sent
     assert json.loads(vendor.bodies[1])["stream_options"] == {"include_usage": True}
+
+
+@dataclass
+class Leaky:
+    """An upstream that streams its own key back in an event, and in a header."""
+
+    kind: UpstreamKind = "live"
+    credential: Credential | None = KEY
+
+    async def send(self, out: Outgoing) -> Reply:
+        reply = scripted_answer(SCRIPT, out.call, out.body, out.number)
+        leak = encode(SseEvent(event="ping", data=f'{{"type": "ping", "key": "{CANARY}"}}'))
+        parts = [chunk async for chunk in reply.chunks]
+        headers = {**reply.headers, "request-id": CANARY}
+        return buffered_reply(200, headers, b"".join([parts[0], leak, *parts[1:]]))
+
+    async def close(self) -> None:
+        return None
+
+
+def test_a_key_echoed_in_a_stream_is_scrubbed_event_by_event() -> None:
+    path, body = request_for("anthropic", True)
+    with serve_gateway(config(Leaky()), tcp=True) as gateway:
+        answer = post(gateway.port or 0, path, body, auth("anthropic", gateway.token))
+        recording = gateway.recording()
+    assert answer.status == 200 and len(answer.events) == 9
+    assert '"key": "[credential]"' in answer.events[1].data
+    assert answer.headers["request-id"] == "[credential]"
+    assert CANARY.encode() not in answer.data + recording.model_dump_json().encode()

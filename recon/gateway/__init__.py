@@ -26,15 +26,25 @@ Architecture
   of a pinned ``litellm`` wheel (read from a temporary download; never a dependency) and
   loaded as :class:`recon.model.PriceTable`; its digest goes into the recording.
 - Upstreams (:mod:`~recon.gateway.upstream`, :mod:`~recon.gateway.live`), chosen by the
-  entry's model provider (:mod:`~recon.gateway.choose`): ``scripted``
-  answers in process from a script, in every protocol's shape (:mod:`~recon.gateway.replies`);
-  ``replay`` answers a :class:`recon.model.Recording`'s exchanges in order and refuses a
-  call that no longer fits, naming the turn; ``live`` posts over TLS with the certificate
-  verified (system roots or a CA bundle) and the real key added from the host environment.
+  entry's model provider (:mod:`~recon.gateway.choose`): ``scripted`` answers in process
+  from a script, in every protocol's shape (:mod:`~recon.gateway.replies`); ``replay``
+  answers a :class:`recon.model.Recording`'s exchanges in order and refuses a call that
+  no longer fits, naming the turn; ``live`` posts over TLS with the certificate verified
+  (system roots or a CA bundle) and the real key added from the host environment.
 - HTTP on aiohttp: :mod:`~recon.gateway.server` moves bytes and asks the pure core;
   :mod:`~recon.gateway.running` runs one gateway in its own loop thread on a unix socket
   and/or 127.0.0.1 and revokes the token when its block ends; :mod:`~recon.gateway.scripted`
   serves the scripted model over HTTP on its own (the latency bench's baseline).
+
+Metering: a call's tokens are ``input + output + cache_read + cache_write`` of
+:class:`recon.model.Usage` (reasoning is part of output), each priced once; a streamed chat
+completion is asked for its usage chunk (``stream_options.include_usage``). The call that
+crosses a budget completes; the next is refused. Failures: 429, 529, other 5xx, 408 and
+dropped connections are retried (5 tries, waits from 1 s doubling to at most 30 s,
+``Retry-After`` honoured), then the attempt is a harness failure; 401/403 is one harness
+failure, "credentials rejected", naming the key's variable; any other 4xx is the agent's.
+The key lives in the live upstream only and is scrubbed from every reply, event, header,
+recording and log line.
 
 What the agent sees: a 401 for a wrong token; the upstream's own reply (a 4xx of its own
 request included); a 400 saying ``recon gateway: <reason>`` once the attempt's budget is

@@ -4,8 +4,9 @@
 temporary folder with pip (litellm is never a dependency of recon), reads
 ``model_prices_and_context_window_backup.json`` out of it, keeps the per-token prices of
 the Anthropic, OpenAI and Gemini chat models, and writes ``recon/gateway/prices.json`` as
-canonical JSON whose header names the wheel and its sha256. The table's digest is what an
-attempt is metered against.
+canonical JSON whose header names the wheel and its sha256 (``--wheel PATH`` reads a wheel
+already at hand instead). The table's digest is what an attempt is metered against. A
+cache read or write the map does not price is priced as input.
 """
 
 from __future__ import annotations

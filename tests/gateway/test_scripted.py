@@ -79,11 +79,12 @@ def test_a_unix_socket_and_every_way_of_presenting_the_token(tmp_path: Path) -> 
     assert (by_header.status, by_query.status, bearer.status) == (200, 200, 200)
 
 
-def test_a_bad_token_is_refused_and_the_token_is_revoked_at_close() -> None:
+def test_a_bad_token_is_refused_and_the_token_is_revoked_at_close(tmp_path: Path) -> None:
+    sock = tmp_path / "gateway.sock"
     path, body = request_for("anthropic", False)
-    with serve_gateway(config(ScriptedUpstream(SCRIPT)), tcp=True) as gateway:
-        bad = post(gateway.port or 0, path, body, auth("anthropic", "not-the-token"))
-        none = post(gateway.port or 0, path, body, {})
+    with serve_gateway(config(ScriptedUpstream(SCRIPT)), socket=sock) as gateway:
+        bad = post(sock, path, body, auth("anthropic", "not-the-token"))
+        none = post(sock, path, body, {})
         assert gateway.recording().exchanges == []
         attempt = gateway._attempt
         assert attempt.authorized({"x-api-key": gateway.token}, {})
@@ -91,7 +92,7 @@ def test_a_bad_token_is_refused_and_the_token_is_revoked_at_close() -> None:
     assert bad.json["error"]["type"] == "authentication_error"
     assert not attempt.authorized({"x-api-key": gateway.token}, {})
     with pytest.raises(OSError):
-        post(gateway.port or 0, path, body, auth("anthropic", gateway.token))
+        post(sock, path, body, auth("anthropic", gateway.token))
 
 
 def test_metering_totals_are_the_upstream_usage_fields_summed_and_priced() -> None:

@@ -6,6 +6,17 @@ from recon.model.captures import PointCapture, ProbeResults
 from recon.model.case import Artifact, Case, Provenance
 from recon.model.contract import BuildStep, Contract, State, Viewport
 from recon.model.entry import Agent, Budget, Entry, ModelPin, Sandbox
+from recon.model.gateway import (
+    Exchange,
+    GatewayOutcome,
+    ModelPrice,
+    PriceSource,
+    PriceTable,
+    Recording,
+    SseEvent,
+    Try,
+    Usage,
+)
 from recon.model.grading import Assertion, Grading
 from recon.model.lock import LockVersion, ReleaseLock
 from recon.model.placeholders import PLACEHOLDERS
@@ -67,6 +78,8 @@ SCHEMAS: dict[str, type[Versioned]] = {
     "preference": Judgement,
     "page-judgement": PageJudgement,
     "pair-key": PairKey,
+    "price-table": PriceTable,
+    "gateway-recording": Recording,
 }
 
 __all__ = [
@@ -96,6 +109,8 @@ __all__ = [
     "EntryRecord",
     "EntryResult",
     "Estimate",
+    "Exchange",
+    "GatewayOutcome",
     "Grading",
     "Id",
     "Judgement",
@@ -105,12 +120,16 @@ __all__ = [
     "ManifestCell",
     "ManifestInputs",
     "ModelPin",
+    "ModelPrice",
     "Outcome",
     "PageJudgement",
     "PairKey",
     "Pointer",
+    "PriceSource",
+    "PriceTable",
     "Protocol",
     "Provenance",
+    "Recording",
     "Ref",
     "RelativePath",
     "ReleaseDef",
@@ -124,10 +143,13 @@ __all__ = [
     "Runs",
     "Sandbox",
     "Sidecar",
+    "SseEvent",
     "State",
     "Strict",
     "Trace",
+    "Try",
     "Uncertainty",
+    "Usage",
     "Versioned",
     "Viewport",
     "Withdrawals",

@@ -1,0 +1,232 @@
+"""A text reply in each vendor API's shape, as one JSON body or as its server-sent events.
+
+What the scripted model answers; the shapes are those the APIs document, down to the usage
+fields, so the gateway meters a scripted call exactly as it would a live one.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from recon.gateway.protocols import Call
+from recon.model.gateway import SseEvent, Usage
+
+CREATED = 1767225600
+
+
+def body(call: Call, text: str, usage: Usage, number: int) -> dict[str, Any]:
+    """The unstreamed response carrying ``text``."""
+    if call.endpoint == "count_tokens":
+        return {"input_tokens": usage.input + usage.cache_read + usage.cache_write}
+    if call.protocol == "anthropic":
+        return _anthropic(call, text, usage, number)
+    if call.protocol == "responses":
+        return _response(call, text, usage, number, "completed")
+    if call.protocol == "chat":
+        return _completion(call, text, usage, number)
+    return _gemini(text, usage, call.model, finish=True)
+
+
+def events(call: Call, text: str, usage: Usage, number: int) -> list[SseEvent]:
+    """The streamed response carrying ``text``, in two deltas."""
+    half = len(text) // 2
+    pieces = [text[:half], text[half:]]
+    if call.protocol == "anthropic":
+        return _anthropic_events(call, text, pieces, usage, number)
+    if call.protocol == "responses":
+        return _response_events(call, text, pieces, usage, number)
+    if call.protocol == "chat":
+        return _chat_events(call, pieces, usage, number)
+    return [
+        _data(_gemini(pieces[0], Usage(input=usage.input), call.model, finish=False)),
+        _data(_gemini(pieces[1], usage, call.model, finish=True)),
+    ]
+
+
+def _anthropic_usage(usage: Usage) -> dict[str, int]:
+    return {
+        "input_tokens": usage.input,
+        "cache_creation_input_tokens": usage.cache_write,
+        "cache_read_input_tokens": usage.cache_read,
+        "output_tokens": usage.output,
+    }
+
+
+def _anthropic(call: Call, text: str, usage: Usage, number: int) -> dict[str, Any]:
+    return {
+        "id": f"msg_scripted_{number}",
+        "type": "message",
+        "role": "assistant",
+        "model": call.model,
+        "content": [{"type": "text", "text": text}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": _anthropic_usage(usage),
+    }
+
+
+def _anthropic_events(
+    call: Call, text: str, pieces: list[str], usage: Usage, number: int
+) -> list[SseEvent]:
+    start = _anthropic(call, "", usage.model_copy(update={"output": 1}), number)
+    start.update(content=[], stop_reason=None)
+    deltas = [
+        _event(
+            "content_block_delta",
+            {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": p}},
+        )
+        for p in pieces
+    ]
+    block = {"type": "text", "text": ""}
+    end = {"stop_reason": "end_turn", "stop_sequence": None}
+    return [
+        _event("message_start", {"type": "message_start", "message": start}),
+        _event(
+            "content_block_start",
+            {"type": "content_block_start", "index": 0, "content_block": block},
+        ),
+        _event("ping", {"type": "ping"}),
+        *deltas,
+        _event("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        _event(
+            "message_delta",
+            {"type": "message_delta", "delta": end, "usage": {"output_tokens": usage.output}},
+        ),
+        _event("message_stop", {"type": "message_stop"}),
+    ]
+
+
+def _openai_usage(usage: Usage, prompt: str, completion: str) -> dict[str, Any]:
+    return {
+        f"{prompt}_tokens": usage.input + usage.cache_read,
+        f"{completion}_tokens": usage.output,
+        "total_tokens": usage.input + usage.cache_read + usage.output,
+        f"{prompt}_tokens_details": {"cached_tokens": usage.cache_read},
+        f"{completion}_tokens_details": {"reasoning_tokens": usage.reasoning},
+    }
+
+
+def _message_item(text: str, number: int) -> dict[str, Any]:
+    content = [{"type": "output_text", "text": text, "annotations": []}]
+    return {
+        "type": "message",
+        "id": f"msg_scripted_{number}",
+        "status": "completed",
+        "role": "assistant",
+        "content": content,
+    }
+
+
+def _response(
+    call: Call, text: str, usage: Usage | None, number: int, status: str
+) -> dict[str, Any]:
+    return {
+        "id": f"resp_scripted_{number}",
+        "object": "response",
+        "created_at": CREATED,
+        "status": status,
+        "model": call.model,
+        "output": [_message_item(text, number)] if status == "completed" else [],
+        "usage": _openai_usage(usage, "input", "output") if usage is not None else None,
+    }
+
+
+def _response_events(
+    call: Call, text: str, pieces: list[str], usage: Usage, number: int
+) -> list[SseEvent]:
+    item = _message_item(text, number)
+    pending = {**item, "status": "in_progress", "content": []}
+    found: list[tuple[str, dict[str, Any]]] = [
+        ("response.created", {"response": _response(call, text, None, number, "in_progress")}),
+        ("response.output_item.added", {"output_index": 0, "item": pending}),
+        *[
+            (
+                "response.output_text.delta",
+                {"item_id": item["id"], "output_index": 0, "content_index": 0, "delta": p},
+            )
+            for p in pieces
+        ],
+        (
+            "response.output_text.done",
+            {"item_id": item["id"], "output_index": 0, "content_index": 0, "text": text},
+        ),
+        ("response.output_item.done", {"output_index": 0, "item": item}),
+        ("response.completed", {"response": _response(call, text, usage, number, "completed")}),
+    ]
+    return [
+        _event(kind, {"type": kind, "sequence_number": i, **data})
+        for i, (kind, data) in enumerate(found)
+    ]
+
+
+def _completion(call: Call, text: str, usage: Usage, number: int) -> dict[str, Any]:
+    return {
+        "id": f"chatcmpl-scripted-{number}",
+        "object": "chat.completion",
+        "created": CREATED,
+        "model": call.model,
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+        ],
+        "usage": _openai_usage(usage, "prompt", "completion"),
+    }
+
+
+def _chat_events(call: Call, pieces: list[str], usage: Usage, number: int) -> list[SseEvent]:
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> SseEvent:
+        return _data(
+            {
+                "id": f"chatcmpl-scripted-{number}",
+                "object": "chat.completion.chunk",
+                "created": CREATED,
+                "model": call.model,
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+            }
+        )
+
+    final = {
+        "id": f"chatcmpl-scripted-{number}",
+        "object": "chat.completion.chunk",
+        "created": CREATED,
+        "model": call.model,
+        "choices": [],
+        "usage": _openai_usage(usage, "prompt", "completion"),
+    }
+    return [
+        chunk({"role": "assistant", "content": ""}),
+        *[chunk({"content": p}) for p in pieces],
+        chunk({}, "stop"),
+        _data(final),
+        SseEvent(data="[DONE]"),
+    ]
+
+
+def _gemini(text: str, usage: Usage, model: str, finish: bool) -> dict[str, Any]:
+    candidate: dict[str, Any] = {
+        "content": {"parts": [{"text": text}], "role": "model"},
+        "index": 0,
+    }
+    if finish:
+        candidate["finishReason"] = "STOP"
+    meta = {
+        "promptTokenCount": usage.input + usage.cache_read,
+        "candidatesTokenCount": usage.output - usage.reasoning,
+        "thoughtsTokenCount": usage.reasoning,
+        "cachedContentTokenCount": usage.cache_read,
+        "totalTokenCount": usage.input + usage.cache_read + usage.output,
+    }
+    return {
+        "candidates": [candidate],
+        "usageMetadata": meta,
+        "modelVersion": model,
+        "responseId": "scripted",
+    }
+
+
+def _event(name: str, data: dict[str, Any]) -> SseEvent:
+    return SseEvent(event=name, data=json.dumps(data, separators=(",", ":")))
+
+
+def _data(data: dict[str, Any]) -> SseEvent:
+    return SseEvent(data=json.dumps(data, separators=(",", ":")))

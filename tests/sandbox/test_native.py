@@ -9,7 +9,7 @@ import pytest
 
 from recon.model import Contract, Entry
 from recon.sandbox import AttemptRun, native, parse_trace, run_native
-from tests.sandbox.tricks import INDEX, TRICKS, Trick, agent, capped
+from tests.sandbox.tricks import INDEX, TRICKS, Trick, agent, capped, names_first
 
 
 def _entry(script: str, wall_s: int = 30, env: list[str] | None = None) -> Entry:
@@ -290,15 +290,8 @@ def test_every_trick_is_an_attempt_with_its_reason(ws: Path, tmp_path: Path, tri
         return
     expected = trick.expected("site")
     assert (run.outcome, run.output, run.refusals) == ("ungradeable", None, expected), run.reason
-    assert _names_first(run.reason, expected[0])
+    assert names_first(run.reason, expected[0])
     assert not (tmp_path / "out").exists()
-
-
-def _names_first(reason: str, refusal: str) -> bool:
-    """The reason names the first refused path, or the budget cap broken (by its field)."""
-    if "budget." in refusal:
-        return refusal.rsplit("; ", 1)[1].split()[0] in reason
-    return reason.startswith(f"the build output was refused: {refusal}")
 
 
 def test_an_output_folder_that_is_a_link_is_refused(ws: Path, tmp_path: Path) -> None:

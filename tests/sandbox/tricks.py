@@ -113,5 +113,12 @@ def agent(trick: Trick, out: str) -> str:
     )
 
 
+def names_first(reason: str, refusal: str) -> bool:
+    """The reason names the first refused path, or the budget cap broken (by its field)."""
+    if "budget." in refusal:
+        return refusal.rsplit("; ", 1)[1].split()[0] in reason
+    return reason.startswith(f"the build output was refused: {refusal}")
+
+
 def capped(budget: Budget) -> Budget:
     return budget.model_copy(update={"output_files": FILES, "output_depth": DEPTH})

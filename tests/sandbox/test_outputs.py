@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import io
 import os
+import random
 import subprocess
 import sys
 import tarfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pydantic import ValidationError
@@ -342,3 +344,42 @@ def test_budget_caps_default_range_and_keep_old_digests() -> None:
                          ("output_depth", 1000)):  # fmt: skip
         with pytest.raises(ValidationError, match=field):
             Budget.model_validate({**BUDGET, field: value})
+
+
+# -- whatever the archive holds: a clean folder or OutputRefused, never another exception --
+
+NAMES = (["a", "b", "a/b", "a/b/c", "c"], ["..", ".", "a/..", "a/../b", "", "x\udcff", "x\ny"])
+KINDS = ([tarfile.REGTYPE, tarfile.DIRTYPE, tarfile.SYMTYPE, tarfile.LNKTYPE],
+         [tarfile.FIFOTYPE, tarfile.CHRTYPE, b"Z"])  # fmt: skip
+TARGETS = (["a", "b", "a/b", "c", "../a", "dist/a", "dist/a/b"],
+           ["..", ".", "/a", "a/b/../..", "", "dist"])  # fmt: skip
+
+
+def pick(rng: random.Random, choices: tuple[list[Any], list[Any]]) -> Any:
+    """Mostly an ordinary choice, one time in ten an odd one."""
+    return rng.choice(choices[rng.random() < 0.1])
+
+
+def test_a_thousand_random_archives_give_a_clean_folder_or_a_refusal(tmp_path: Path) -> None:
+    rng = random.Random(27)  # the same thousand archives every run
+    outcomes = {"taken": 0, "refused": 0}
+    for n in range(1000):
+        members = []
+        for _ in range(rng.randint(1, 6)):
+            kind = pick(rng, KINDS)
+            info = member(f"dist/{pick(rng, NAMES)}", kind, pick(rng, TARGETS))
+            members.append((info, b"x" * rng.randint(0, 3) if kind == tarfile.REGTYPE else b""))
+        out = tmp_path / f"out{n}"
+        caps = OutputCaps(files=rng.randint(4, 30), depth=rng.randint(2, 6), file_bytes=2)
+        with crafted(*members) as tar:
+            try:
+                unpack_output(tar, "dist", out, caps)
+            except OutputRefused as err:
+                assert err.refusals and not out.exists()
+                outcomes["refused"] += 1
+                continue
+        held = list(out.rglob("*"))
+        assert all(p.is_file() or p.is_dir() for p in held)
+        assert not [p for p in held if p.is_symlink()]
+        outcomes["taken"] += 1
+    assert min(outcomes.values()) > 50, outcomes  # both answers were exercised

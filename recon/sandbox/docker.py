@@ -493,10 +493,11 @@ class _Attempt(Container):
         )  # fmt: skip
 
 
-# The output check, in the container: exists (3), is where it should be (4), is a folder
-# (5), holds at most $3 entries (6), none more than $4 levels deep (7); then the archive.
+# The output check, in the container: exists (3; a dangling link is a link: 4), is where it
+# should be (4), is a folder (5), holds at most $3 entries (6), none more than $4 levels
+# deep (7); then the archive.
 _EXTRACT = (
-    'p=$(realpath -e -- "$1" 2>/dev/null) || exit 3; '
+    'p=$(realpath -e -- "$1" 2>/dev/null) || { [ -L "$1" ] && exit 4; exit 3; }; '
     '[ "$p" = "$2" ] || exit 4; [ -d "$p" ] || exit 5; '
     'n=$(find "$1" -mindepth 1 2>/dev/null | head -n "$(($3 + 1))" | wc -l); '
     '[ "$n" -le "$3" ] || exit 6; '

@@ -271,10 +271,11 @@ def test_an_output_with_links_leading_out_and_special_files_is_refused_listing_e
 
 
 @pytest.mark.docker
+@pytest.mark.parametrize("target", ["/etc", "/nowhere"])  # dangling: the same refusal
 def test_output_folder_that_is_a_symlink_is_refused(
-    engine: docker.DockerClient, image: ImageBuild, tmp_path: Path
+    engine: docker.DockerClient, image: ImageBuild, tmp_path: Path, target: str
 ) -> None:
-    run = attempt(engine, image, tmp_path, "ln -s /etc dist")
+    run = attempt(engine, image, tmp_path, f"ln -s {target} dist")
     assert run.outcome == "ungradeable"
     assert run.refusals == ["dist: the output folder is a symlink or lies behind one"]
     assert run.reason == f"the build output was refused: {run.refusals[0]}"

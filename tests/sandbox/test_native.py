@@ -294,10 +294,11 @@ def test_every_trick_is_an_attempt_with_its_reason(ws: Path, tmp_path: Path, tri
     assert not (tmp_path / "out").exists()
 
 
-def test_an_output_folder_that_is_a_link_is_refused(ws: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("target", ["elsewhere", "nowhere"])  # dangling: the same refusal
+def test_an_output_folder_that_is_a_link_is_refused(ws: Path, tmp_path: Path, target: str) -> None:
     (tmp_path / "elsewhere").mkdir()
     (tmp_path / "elsewhere" / "index.html").write_text("not the workspace's")
-    script = f"import os, sys; os.symlink({str(tmp_path / 'elsewhere')!r}, sys.argv[1] + '/site')"
+    script = f"import os, sys; os.symlink({str(tmp_path / target)!r}, sys.argv[1] + '/site')"
     run = _run(ws, _entry(script), tmp_path, CONTRACT, 30)
     assert (run.outcome, run.output) == ("ungradeable", None), run.reason
     assert run.refusals == ["site: the output folder is a symlink or lies behind one"]

@@ -27,6 +27,7 @@ from recon.sandbox.outputs import (
     take_folder,
     unpack_output,
 )
+from recon.store import Store, put_tree
 from tests.sandbox.tricks import DEPTH, FILE_BYTES, FILES, INDEX, TRICKS, Trick, agent
 
 CAPS = OutputCaps(files=20_000, depth=32, file_bytes=1024)
@@ -202,6 +203,19 @@ def test_executable_bits_are_kept_and_nothing_else(tmp_path: Path, out: Path) ->
     take_folder(dist, "dist", out, CAPS)
     assert (out / "run.sh").stat().st_mode & 0o7777 == 0o755
     assert (out / "page.html").stat().st_mode & 0o7777 == 0o644
+
+
+def test_an_honest_output_stores_as_the_same_tree_it_was(tmp_path: Path, out: Path) -> None:
+    dist = tmp_path / "dist"
+    (dist / "css").mkdir(parents=True)
+    (dist / "empty").mkdir()
+    (dist / "index.html").write_text("<h1>hi</h1>")
+    (dist / "css" / "a.css").write_text("h1{}")
+    (dist / "tool").write_text("#!/bin/sh\n")
+    (dist / "tool").chmod(0o700)
+    take_folder(dist, "dist", out, CAPS)
+    store = Store(tmp_path / "store")
+    assert put_tree(store, out) == put_tree(store, dist)  # no honest build re-keys
 
 
 def test_refusals_are_listed_up_to_a_cap_and_names_shown_escaped(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from recon.errors import ReconError
-from recon.model import Contract, Entry, Outcome, Trace
+from recon.model import Budget, Contract, Entry, Outcome, Trace
 from recon.sandbox.attempt import AttemptRun, harness_bug, parse_trace
 from recon.sandbox.entry_files import copy_agent_files
 from recon.sandbox.native_step import Limits, run_step
@@ -91,19 +91,25 @@ def _run_attempt(
             if build.not_started:
                 why = f"could not start: {build.not_started}"
             return _done("ungradeable", f"build step {why}", build.code, started, logs, None, trace)
-    output = contract.build.output
+    outcome, reason, refusals = _take(workspace, contract.build.output, out, b)
+    output = out if outcome == "valid" else None
+    return _done(outcome, reason, 0, started, logs, output, trace, refusals)
+
+
+def _take(
+    workspace: Path, output: str, out: Path, budget: Budget
+) -> tuple[Outcome, str, list[str]]:
+    """The build output taken into ``out`` by the rule of ``outputs.py``: ``valid``, or
+    ``ungradeable`` with the reason and the refusals."""
+    caps = OutputCaps.of(budget, budget.disk_mb * MB)
     try:
         folder = output_folder(workspace, output)
-        caps = OutputCaps.of(b, b.disk_mb * MB)
         files = 0 if folder is None else take_folder(folder, output, out, caps)
     except OutputRefused as refused:
-        run = _done("ungradeable", refused.reason, 0, started, logs, None, trace)
-        run.refusals = refused.refusals
-        return run
+        return "ungradeable", refused.reason, refused.refusals
     if files == 0:
-        reason = f"the build left no output in {output}/"
-        return _done("ungradeable", reason, 0, started, logs, None, trace)
-    return _done("valid", "submitted a build", 0, started, logs, out, trace)
+        return "ungradeable", f"the build left no output in {output}/", []
+    return "valid", "submitted a build", []
 
 
 def _done(
@@ -114,9 +120,10 @@ def _done(
     logs: bytes,
     output: Path | None,
     trace: Trace | None = None,
+    refusals: list[str] | None = None,
 ) -> AttemptRun:
     took = round(time.monotonic() - started, 3)
-    return AttemptRun(outcome, reason, code, took, logs, output, trace or Trace())
+    return AttemptRun(outcome, reason, code, took, logs, output, trace or Trace(), refusals or [])
 
 
 def _environment(entry: Entry, workspace: Path) -> tuple[dict[str, str], list[str]]:

@@ -109,7 +109,9 @@ def test_a_hostile_outputs_release_builds_and_leaves_honest_rows_alone(
             assert names_first(found.reason, expected[0]), found.reason
             assert after[entry]["ranked"] is False and after[entry]["score"] is None
         else:
-            assert (found.outcome, found.refusals) == ("valid", []), found.reason
+            valid = ("valid", "submitted a build", [])
+            assert (found.outcome, found.reason, found.refusals) == valid
+            # its page (one heading) ranks below both honest entries, so their ranks stand
             assert after[entry]["score"] is not None
         outcomes = [c["attempts"] for c in after[entry]["cases"]]
         assert outcomes == [{found.outcome: 1}], entry

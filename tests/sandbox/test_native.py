@@ -114,6 +114,8 @@ def test_log_is_capped_and_secrets_are_scrubbed(
 def test_parse_trace() -> None:
     trace = parse_trace(b"hello\nturns: 4\ntool_calls: 9\ntokens: 1200\n")
     assert (trace.turns, trace.tool_calls, trace.tokens) == (4, 9, 1200)
+    flood = parse_trace(b"turns: " + b"9" * 5000 + b"\ntokens: 12\n")  # no ValueError
+    assert (flood.turns, flood.tokens) == (None, 12)
 
 
 def test_the_agent_sees_a_copy_of_its_declared_files_only(ws: Path, tmp_path: Path) -> None:

@@ -1,7 +1,7 @@
 """recon.sandbox: attempt backends (native for development; docker for formal releases),
 the sandbox image, the offline dependency store, the Docker engine and the egress proxy."""
 
-from recon.sandbox.attempt import AttemptRun, parse_trace
+from recon.sandbox.attempt import AttemptRun, harness_bug, parse_trace
 from recon.sandbox.deps import Fetched, deps_dir, load_lock
 from recon.sandbox.deps import fetch as fetch_deps
 from recon.sandbox.deps import require as require_deps
@@ -51,6 +51,7 @@ __all__ = [
     "entry_mount",
     "fetch_deps",
     "find_image",
+    "harness_bug",
     "load_lock",
     "native_recipe",
     "parse_allow",

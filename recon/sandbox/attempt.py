@@ -5,12 +5,13 @@ exception: the Candidate's failures are ``missing``, ``ungradeable`` or ``timeou
 engine's or the environment's are ``harness_failure`` with a reason starting ``harness:``;
 an exception the harness did not expect is a ``harness_failure`` whose reason starts
 ``harness bug:`` and names the exception, so that it is fixed rather than retried blindly.
+``refusals`` lists what the build output held that the harness refused (``outputs.py``).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from recon.model import Outcome, Trace
@@ -25,9 +26,11 @@ class AttemptRun:
     logs: bytes
     output: Path | None
     trace: Trace
+    refusals: list[str] = field(default_factory=list)
 
 
-_TRACE = re.compile(rb"^(turns|tool_calls|tokens):\s*(\d+)\s*$", re.MULTILINE)
+# At most 18 digits: a longer number is no count (and Python refuses to parse 4,301 digits).
+_TRACE = re.compile(rb"^(turns|tool_calls|tokens):\s*(\d{1,18})\s*$", re.MULTILINE)
 
 
 def parse_trace(log: bytes) -> Trace:

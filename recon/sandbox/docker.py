@@ -21,9 +21,11 @@ sleeping; every step is an exec in it:
    (the registry restarted, no bridge, no socket) with the time that is left; leftovers
    killed;
 6. the output is checked against ``budget.output_files`` and ``budget.output_depth`` in the
-   container, then streamed out as a tar and unpacked on the host, refusing (with a
-   recorded reason) symlinks leading out of it, device files, fifos and files over the cap
-   (``outputs.py``). Exec control and output reading are ``container.py``'s.
+   container, then streamed out as a tar and taken in on the host by ``unpack_output``, the
+   rule the native backend applies too (``outputs.py``): links inside the output become
+   copies; a refused output (a name that is not UTF-8, a fifo, a device, a link leading out,
+   a file over the cap, ...) is ``ungradeable``, its reason naming the path. Exec control and
+   output reading are ``container.py``'s.
 
 Every exception becomes an attempt: the engine's and the environment's are ``harness:``,
 any other is ``harness bug: <Exception>`` (``attempt.py``).
@@ -59,7 +61,15 @@ from recon.sandbox.container import Container, Fault
 from recon.sandbox.deps import MOUNT as DEPS_MOUNT
 from recon.sandbox.deps import REGISTRY_PORT
 from recon.sandbox.exec_stream import STDERR, ExecStream, StreamError
-from recon.sandbox.outputs import OutputCaps, OutputRefused, too_deep, too_many, unpack_output
+from recon.sandbox.outputs import (
+    OutputCaps,
+    OutputRefused,
+    not_archived,
+    refused,
+    too_deep,
+    too_many,
+    unpack_output,
+)
 from recon.sandbox.proxy import EgressProxy
 from recon.sandbox.rootfs import AGENT_UID, BRIDGE_UID
 
@@ -94,7 +104,6 @@ CONTAINER_PATHS = {
 class DockerRun(AttemptRun):
     """An ``AttemptRun`` plus what only the docker backend knows."""
 
-    refusals: list[str] = field(default_factory=list)
     egress: dict[str, Any] = field(default_factory=dict)
     image_id: str = ""
     container_id: str = ""  # removed by the time the run returns
@@ -286,10 +295,10 @@ class _Attempt(Container):
             self._reap(AGENT_UID)
         try:
             files = self._extract(build.output, out)
-        except OutputRefused as refused:
+        except OutputRefused as refusal:
             self._lap("extract")
-            self.refusals.append(refused.refusal)
-            return self.done("ungradeable", refused.reason, 0)
+            self.refusals.extend(refusal.refusals)
+            return self.done("ungradeable", refusal.reason, 0)
         self._lap("extract")
         if files == 0:
             return self.done("ungradeable", f"the build left no output in {build.output}/", 0)
@@ -375,7 +384,7 @@ class _Attempt(Container):
         self.trace_file = self._scrub(data)
 
     def _extract(self, output: str, out: Path) -> int:
-        """Stream the output folder out as a tar; unpack it into ``out`` with refusals. The
+        """Stream the output folder out as a tar; take it into ``out`` (``unpack_output``). The
         caps are checked in the container first (``find`` stops at the first entry past
         one), so a flood of files is refused before anything is archived or sent."""
         output = posixpath.normpath(output)
@@ -414,11 +423,9 @@ class _Attempt(Container):
         if code == 3:
             return 0
         if code == 4:
-            self.refusals.append(f"{output}: the output folder is a symlink or lies behind one")
-            return 0
+            raise refused([f"{output}: the output folder is a symlink or lies behind one"])
         if code == 5:
-            self.refusals.append(f"{output}: the output is not a folder")
-            return 0
+            raise refused([f"{output}: the output is not a folder"])
         if code == 6:
             raise too_many(output, self.caps)
         if code == 7:
@@ -426,11 +433,9 @@ class _Attempt(Container):
         if code not in (0, 1, 2):  # tar: 1 files changed, 2 some could not be read
             why = errors[-300:].decode(errors="replace")
             raise Fault(f"reading the output failed ({code}): {why}")
-        for line in errors.decode(errors="replace").splitlines():
-            self.refusals.append(f"not archived: {line.removeprefix('tar: ')}")
         spool.seek(0)
         with tarfile.open(fileobj=spool, mode="r:") as tar:
-            return unpack_output(tar, output, out, self.caps, self.refusals)
+            return unpack_output(tar, output, out, self.caps, not_archived(errors))
 
     # -- helpers ------------------------------------------------------------------------
 
@@ -488,10 +493,11 @@ class _Attempt(Container):
         )  # fmt: skip
 
 
-# The output check, in the container: exists (3), is where it should be (4), is a folder
-# (5), holds at most $3 entries (6), none more than $4 levels deep (7); then the archive.
+# The output check, in the container: exists (3; a dangling link is a link: 4), is where it
+# should be (4), is a folder (5), holds at most $3 entries (6), none more than $4 levels
+# deep (7); then the archive.
 _EXTRACT = (
-    'p=$(realpath -e -- "$1" 2>/dev/null) || exit 3; '
+    'p=$(realpath -e -- "$1" 2>/dev/null) || { [ -L "$1" ] && exit 4; exit 3; }; '
     '[ "$p" = "$2" ] || exit 4; [ -d "$p" ] || exit 5; '
     'n=$(find "$1" -mindepth 1 2>/dev/null | head -n "$(($3 + 1))" | wc -l); '
     '[ "$n" -le "$3" ] || exit 6; '

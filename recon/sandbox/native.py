@@ -2,7 +2,9 @@
 
 Its attempts are non-formal. It bounds wall time, address space and file size, and caps the
 logs it keeps; each step runs under a subreaper, so no process of the attempt outlives it
-(``native_step.py``). It is not a security boundary.
+(``native_step.py``). It is not a security boundary. Its build output is taken in by the
+docker backend's rule (``outputs.py``: archived without following a link, then unpacked
+into ``out``, links inside it copied, anything odd refused as ``ungradeable``).
 """
 
 from __future__ import annotations
@@ -14,26 +16,33 @@ import time
 from pathlib import Path
 
 from recon.errors import ReconError
-from recon.model import Contract, Entry, Outcome, Trace
+from recon.model import Budget, Contract, Entry, Outcome, Trace
 from recon.sandbox.attempt import AttemptRun, harness_bug, parse_trace
 from recon.sandbox.entry_files import copy_agent_files
 from recon.sandbox.native_step import Limits, run_step
-from recon.sandbox.outputs import OutputCaps, OutputRefused, check_tree
+from recon.sandbox.outputs import OutputCaps, OutputRefused, output_folder, take_folder
 
 MB = 1024 * 1024
 
 
 def run_native(
-    workspace: Path, entry: Entry, entries_dir: Path, contract: Contract, time_limit_s: int
+    workspace: Path,
+    entry: Entry,
+    entries_dir: Path,
+    contract: Contract,
+    time_limit_s: int,
+    *,
+    out: Path,
 ) -> AttemptRun:
-    """Run the entry's agent in ``workspace``, then the contract's build step. The agent's
-    ``{entry_dir}`` is a read-only copy of its entry's declared files (never ``entries/``)."""
+    """Run the entry's agent in ``workspace``, then the contract's build step; take the
+    build output into ``out`` (which must not exist yet). The agent's ``{entry_dir}`` is a
+    read-only copy of its entry's declared files (never ``entries/``)."""
     started = time.monotonic()
     try:
         with tempfile.TemporaryDirectory(prefix="recon-entry-") as tmp:
             files = entry.agent.files
             entry_dir = copy_agent_files(entries_dir, entry.id, files, Path(tmp) / "entry")
-            return _run_attempt(workspace, entry, entry_dir, contract, time_limit_s)
+            return _run_attempt(workspace, entry, entry_dir, contract, time_limit_s, out)
     except (OSError, ReconError) as err:
         return _done("harness_failure", f"harness: {err}", None, started, b"", None)
     except Exception as err:  # every exception becomes an attempt with a reason
@@ -41,7 +50,12 @@ def run_native(
 
 
 def _run_attempt(
-    workspace: Path, entry: Entry, entry_dir: Path, contract: Contract, time_limit_s: int
+    workspace: Path,
+    entry: Entry,
+    entry_dir: Path,
+    contract: Contract,
+    time_limit_s: int,
+    out: Path,
 ) -> AttemptRun:
     started = time.monotonic()
     limit = min(time_limit_s, entry.budget.wall_s)
@@ -77,15 +91,25 @@ def _run_attempt(
             if build.not_started:
                 why = f"could not start: {build.not_started}"
             return _done("ungradeable", f"build step {why}", build.code, started, logs, None, trace)
-    output = workspace / contract.build.output
-    if not output.is_dir() or not any(output.iterdir()):
-        reason = f"the build left no output in {contract.build.output}/"
-        return _done("ungradeable", reason, 0, started, logs, None, trace)
+    outcome, reason, refusals = _take(workspace, contract.build.output, out, b)
+    output = out if outcome == "valid" else None
+    return _done(outcome, reason, 0, started, logs, output, trace, refusals)
+
+
+def _take(
+    workspace: Path, output: str, out: Path, budget: Budget
+) -> tuple[Outcome, str, list[str]]:
+    """The build output taken into ``out`` by the rule of ``outputs.py``: ``valid``, or
+    ``ungradeable`` with the reason and the refusals."""
+    caps = OutputCaps.of(budget, budget.disk_mb * MB)
     try:
-        check_tree(output, contract.build.output, OutputCaps.of(b, b.disk_mb * MB))
+        folder = output_folder(workspace, output)
+        files = 0 if folder is None else take_folder(folder, output, out, caps)
     except OutputRefused as refused:
-        return _done("ungradeable", refused.reason, 0, started, logs, None, trace)
-    return _done("valid", "submitted a build", 0, started, logs, output, trace)
+        return "ungradeable", refused.reason, refused.refusals
+    if files == 0:
+        return "ungradeable", f"the build left no output in {output}/", []
+    return "valid", "submitted a build", []
 
 
 def _done(
@@ -96,9 +120,10 @@ def _done(
     logs: bytes,
     output: Path | None,
     trace: Trace | None = None,
+    refusals: list[str] | None = None,
 ) -> AttemptRun:
     took = round(time.monotonic() - started, 3)
-    return AttemptRun(outcome, reason, code, took, logs, output, trace or Trace())
+    return AttemptRun(outcome, reason, code, took, logs, output, trace or Trace(), refusals or [])
 
 
 def _environment(entry: Entry, workspace: Path) -> tuple[dict[str, str], list[str]]:

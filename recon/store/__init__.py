@@ -17,6 +17,7 @@ from recon.store.objects import CorruptObject, MissingObject, ObjectFault, Store
 from recon.store.statcache import StatCache
 from recon.store.tree import (
     TreeFile,
+    TreeRefused,
     checkout_tree,
     put_files,
     put_tree,
@@ -36,6 +37,7 @@ __all__ = [
     "StatCache",
     "Store",
     "TreeFile",
+    "TreeRefused",
     "VerifyReport",
     "canonical_json",
     "checkout_tree",

@@ -19,6 +19,19 @@ from recon.store.objects import ObjectFault, Store
 TREE_FORMAT = 1
 
 
+class TreeRefused(StoreError):
+    """A folder holds what a tree cannot: a name that is not UTF-8, a link, a device."""
+
+    def __init__(self, path: Path, why: str) -> None:
+        self.path = path
+        self.why = why
+        super().__init__(f"{_printable(path)}: {why}; refused")
+
+
+def _printable(path: Path) -> str:
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
 @dataclass(frozen=True)
 class TreeFile:
     """One file reached by walking a tree."""
@@ -32,7 +45,8 @@ class TreeFile:
 def put_tree(store: Store, folder: Path) -> str:
     """Store every file under ``folder`` and return the root tree digest.
 
-    Symlinks, devices and other non-regular files are refused with the path named.
+    Names that are not UTF-8, symlinks, devices and other non-regular files are refused
+    with the path named (``TreeRefused``).
     """
     entries: list[dict[str, Any]] = []
     with os.scandir(folder) as scan:
@@ -40,6 +54,10 @@ def put_tree(store: Store, folder: Path) -> str:
     for item in items:
         info = item.stat(follow_symlinks=False)
         path = Path(item.path)
+        try:
+            item.name.encode("utf-8")
+        except UnicodeEncodeError:
+            raise TreeRefused(path, "name is not valid UTF-8") from None
         if stat.S_ISDIR(info.st_mode):
             sub = put_tree(store, path)
             size = tree_size(store, sub)
@@ -49,7 +67,7 @@ def put_tree(store: Store, folder: Path) -> str:
             mode = 0o755 if info.st_mode & 0o111 else 0o644
             entries.append(_entry(item.name, "blob", mode, info.st_size, digest))
         else:
-            raise StoreError(f"{path}: not a regular file or folder (symlink or device); refused")
+            raise TreeRefused(path, "not a regular file or folder (symlink or device)")
     return put_tree_entries(store, entries)
 
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from recon.model import Contract, Entry
-from recon.sandbox import native, parse_trace, run_native
+from recon.sandbox import AttemptRun, native, parse_trace, run_native
+from tests.sandbox.tricks import INDEX, TRICKS, Trick, agent, capped, names_first
 
 
 def _entry(script: str, wall_s: int = 30, env: list[str] | None = None) -> Entry:
@@ -50,6 +51,12 @@ WRITE = (
 )
 
 
+def _run(
+    ws: Path, entry: Entry, entries: Path, contract: Contract, time_limit_s: int
+) -> AttemptRun:
+    return run_native(ws, entry, entries, contract, time_limit_s, out=ws.parent / "out")
+
+
 @pytest.fixture
 def ws(tmp_path: Path) -> Path:
     (tmp_path / "ws").mkdir()
@@ -57,23 +64,24 @@ def ws(tmp_path: Path) -> Path:
 
 
 def test_valid(ws: Path, tmp_path: Path) -> None:
-    run = run_native(ws, _entry(WRITE + "; print('turns: 3')"), tmp_path, CONTRACT, 30)
-    assert run.outcome == "valid" and run.output == ws / "site"
-    assert run.trace.turns == 3
+    run = _run(ws, _entry(WRITE + "; print('turns: 3')"), tmp_path, CONTRACT, 30)
+    assert run.outcome == "valid" and run.output == tmp_path / "out"
+    assert (run.output / "index.html").read_text() == "x"  # a copy: the workspace goes away
+    assert run.trace.turns == 3 and run.refusals == []
 
 
 def test_crash_is_missing(ws: Path, tmp_path: Path) -> None:
-    run = run_native(ws, _entry("raise SystemExit(3)"), tmp_path, CONTRACT, 30)
+    run = _run(ws, _entry("raise SystemExit(3)"), tmp_path, CONTRACT, 30)
     assert run.outcome == "missing" and run.exit_code == 3 and run.output is None
 
 
 def test_no_output_is_ungradeable(ws: Path, tmp_path: Path) -> None:
-    run = run_native(ws, _entry("pass"), tmp_path, CONTRACT, 30)
+    run = _run(ws, _entry("pass"), tmp_path, CONTRACT, 30)
     assert run.outcome == "ungradeable" and "site/" in run.reason
 
 
 def test_timeout(ws: Path, tmp_path: Path) -> None:
-    run = run_native(ws, _entry("import time; time.sleep(30)"), tmp_path, CONTRACT, 1)
+    run = _run(ws, _entry("import time; time.sleep(30)"), tmp_path, CONTRACT, 1)
     assert run.outcome == "timeout" and run.exit_code is None
 
 
@@ -81,14 +89,14 @@ def test_failing_build_step_is_ungradeable(ws: Path, tmp_path: Path) -> None:
     contract = CONTRACT.model_copy(
         update={"build": CONTRACT.build.model_copy(update={"command": ["false"]})}
     )
-    run = run_native(ws, _entry(WRITE), tmp_path, contract, 30)
+    run = _run(ws, _entry(WRITE), tmp_path, contract, 30)
     assert run.outcome == "ungradeable" and "build step" in run.reason
 
 
 def test_unstartable_agent_is_a_harness_failure(ws: Path, tmp_path: Path) -> None:
     entry = _entry("pass").model_copy(deep=True)
     bad = entry.agent.model_copy(update={"command": ["/nonexistent/agent"]})
-    run = run_native(ws, entry.model_copy(update={"agent": bad}), tmp_path, CONTRACT, 30)
+    run = _run(ws, entry.model_copy(update={"agent": bad}), tmp_path, CONTRACT, 30)
     assert run.outcome == "harness_failure"
 
 
@@ -97,7 +105,7 @@ def test_log_is_capped_and_secrets_are_scrubbed(
 ) -> None:
     monkeypatch.setenv("RECON_TEST_KEY", "sk-very-secret-value")
     script = "import os; print(os.environ['RECON_TEST_KEY']); print('x' * 3_000_000)"
-    run = run_native(ws, _entry(script, env=["RECON_TEST_KEY"]), tmp_path, CONTRACT, 30)
+    run = _run(ws, _entry(script, env=["RECON_TEST_KEY"]), tmp_path, CONTRACT, 30)
     assert b"sk-very-secret-value" not in run.logs and b"***" in run.logs
     assert len(run.logs) < 1024 * 1024 + 200 and b"log truncated" in run.logs
     assert "RECON_TEST_KEY" in os.environ
@@ -106,6 +114,8 @@ def test_log_is_capped_and_secrets_are_scrubbed(
 def test_parse_trace() -> None:
     trace = parse_trace(b"hello\nturns: 4\ntool_calls: 9\ntokens: 1200\n")
     assert (trace.turns, trace.tool_calls, trace.tokens) == (4, 9, 1200)
+    flood = parse_trace(b"turns: " + b"9" * 5000 + b"\ntokens: 12\n")  # no ValueError
+    assert (flood.turns, flood.tokens) == (None, 12)
 
 
 def test_the_agent_sees_a_copy_of_its_declared_files_only(ws: Path, tmp_path: Path) -> None:
@@ -129,7 +139,7 @@ def test_the_agent_sees_a_copy_of_its_declared_files_only(ws: Path, tmp_path: Pa
             "files": ["scripted/agent.py"],
         }
     )
-    run = run_native(ws, entry.model_copy(update={"agent": agent}), entries, CONTRACT, 30)
+    run = _run(ws, entry.model_copy(update={"agent": agent}), entries, CONTRACT, 30)
     assert run.outcome == "valid", (run.reason, run.logs)
     assert (ws / "site" / "index.html").read_text() == "['scripted/agent.py']"
     where = Path((ws / "site" / "where.txt").read_text())
@@ -145,7 +155,7 @@ def test_an_unexpected_exception_is_a_harness_bug_named_in_the_reason(
         raise error("the harness tripped over itself")
 
     monkeypatch.setattr(native, "_environment", broken)
-    run = run_native(ws, _entry(WRITE), tmp_path, CONTRACT, 30)
+    run = _run(ws, _entry(WRITE), tmp_path, CONTRACT, 30)
     assert run.outcome == "harness_failure"
     assert run.reason.startswith(f"harness bug: {error.__name__}: "), run.reason
 
@@ -155,7 +165,7 @@ def test_undeclarable_agent_files_are_a_harness_failure_naming_the_field(
 ) -> None:
     entry = _entry(WRITE)
     agent = entry.agent.model_copy(update={"files": ["../outside.py"]})
-    run = run_native(ws, entry.model_copy(update={"agent": agent}), tmp_path, CONTRACT, 30)
+    run = _run(ws, entry.model_copy(update={"agent": agent}), tmp_path, CONTRACT, 30)
     assert run.outcome == "harness_failure"
     assert run.reason.startswith("harness: entries/t.yaml: agent.files[0]: '../outside.py'")
 
@@ -227,7 +237,7 @@ def test_no_process_outlives_an_attempt_whose_build_was_killed(ws: Path, tmp_pat
     contract = CONTRACT.model_copy(
         update={"build": CONTRACT.build.model_copy(update={"command": ["sh", "-c", BUILD]})}
     )
-    run = run_native(ws, _escaper(tmp_path), tmp_path, contract, 60)
+    run = _run(ws, _escaper(tmp_path), tmp_path, contract, 60)
     assert run.outcome == "ungradeable" and "build step" in run.reason, run.reason
     lines = (ws / "pids").read_text().splitlines()
     assert len(lines) == 4  # three left by the agent, node left by the build step
@@ -236,7 +246,7 @@ def test_no_process_outlives_an_attempt_whose_build_was_killed(ws: Path, tmp_pat
 
 def test_no_process_outlives_an_attempt_that_timed_out(ws: Path, tmp_path: Path) -> None:
     # 15 s: time enough, on a loaded machine, to start all three before the limit
-    run = run_native(ws, _escaper(tmp_path, "then-hang"), tmp_path, CONTRACT, 15)
+    run = _run(ws, _escaper(tmp_path, "then-hang"), tmp_path, CONTRACT, 15)
     assert run.outcome == "timeout", run.reason
     assert len((ws / "pids").read_text().splitlines()) == 3
     assert _alive(ws) == []
@@ -251,6 +261,46 @@ def test_an_output_over_the_file_cap_is_ungradeable(ws: Path, tmp_path: Path) ->
     capped = entry.model_copy(
         update={"budget": entry.budget.model_copy(update={"output_files": 10})}
     )
-    run = run_native(ws, capped, tmp_path, CONTRACT, 30)
+    run = _run(ws, capped, tmp_path, CONTRACT, 30)
     assert run.outcome == "ungradeable" and run.output is None
     assert run.reason == "the build output has more than 10 files and folders (budget.output_files)"
+
+
+# -- whatever the Candidate leaves in its output ------------------------------------------
+
+
+def _trick_entry(tmp_path: Path, trick: Trick) -> Entry:
+    script = tmp_path / "trick.py"
+    script.write_text(agent(trick, "site"))
+    entry = _entry("pass")
+    command = ["{python}", str(script), "{workspace}"]
+    agent_ = entry.agent.model_copy(update={"command": command})
+    return entry.model_copy(update={"agent": agent_, "budget": capped(entry.budget)})
+
+
+@pytest.mark.parametrize("trick", [t for t in TRICKS if t.native], ids=lambda t: t.name)
+def test_every_trick_is_an_attempt_with_its_reason(ws: Path, tmp_path: Path, trick: Trick) -> None:
+    (ws / "brief.md").write_text("the brief\n")
+    run = _run(ws, _trick_entry(tmp_path, trick), tmp_path, CONTRACT, 30)
+    if not trick.refusals:
+        assert run.outcome == "valid", (run.reason, run.refusals)
+        assert run.output is not None and run.refusals == []
+        found = sorted(str(p.relative_to(run.output)) for p in run.output.rglob("*") if p.is_file())
+        assert found == list(trick.files)
+        assert not [p for p in run.output.rglob("*") if p.is_symlink()]
+        assert (run.output / "index.html").read_text() == INDEX
+        return
+    expected = trick.expected("site")
+    assert (run.outcome, run.output, run.refusals) == ("ungradeable", None, expected), run.reason
+    assert names_first(run.reason, expected[0])
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("target", ["elsewhere", "nowhere"])  # dangling: the same refusal
+def test_an_output_folder_that_is_a_link_is_refused(ws: Path, tmp_path: Path, target: str) -> None:
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "index.html").write_text("not the workspace's")
+    script = f"import os, sys; os.symlink({str(tmp_path / target)!r}, sys.argv[1] + '/site')"
+    run = _run(ws, _entry(script), tmp_path, CONTRACT, 30)
+    assert (run.outcome, run.output) == ("ungradeable", None), run.reason
+    assert run.refusals == ["site: the output folder is a symlink or lies behind one"]

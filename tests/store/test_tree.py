@@ -1,4 +1,5 @@
-"""Trees: Merkle roots over folders, modes, refusal of symlinks, checkout round trips."""
+"""Trees: Merkle roots over folders, modes, refusal of symlinks and of names that are not
+UTF-8, checkout round trips."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 from recon.errors import StoreError
 from recon.store import (
     Store,
+    TreeRefused,
     checkout_tree,
     put_files,
     put_tree,
@@ -128,6 +130,16 @@ def test_symlinks_are_refused_with_the_path_in_the_message(store: Store, tmp_pat
         put_tree(store, folder)
     assert str(link) in str(err.value)
     assert "symlink" in str(err.value)
+
+
+def test_a_name_that_is_not_utf8_is_refused_naming_the_path(store: Store, tmp_path: Path) -> None:
+    folder = write_files(tmp_path / "src", {"sub/ok.txt": b"ok"})
+    (folder / "sub" / os.fsdecode(b"bad\xff.html")).write_text("x")
+    with pytest.raises(TreeRefused) as err:  # a StoreError, not a UnicodeEncodeError
+        put_tree(store, folder)
+    assert str(err.value) == f"{folder}/sub/bad\\xff.html: name is not valid UTF-8; refused"
+    assert err.value.path == folder / "sub" / os.fsdecode(b"bad\xff.html")
+    assert isinstance(err.value, StoreError)
 
 
 def test_symlinked_folder_is_refused_too(store: Store, tmp_path: Path) -> None:

@@ -15,7 +15,11 @@ no harness change re-runs an agent). Writes:
 
 Whatever a backend raises becomes a record: a :class:`~recon.errors.ReconError` is the
 harness's failure (retried); anything else is a harness bug, a harness failure whose
-reason names the exception.
+reason names the exception. No exception leaves the cell after the backend returns either:
+a build output the store cannot hold (``TreeRefused``, naming the path) makes the attempt
+``ungradeable``; any other failure to store it or to write the record is the harness's.
+What the Candidate may leave in its output is decided by the backends (``outputs.py``);
+the store's refusal is the defence in depth.
 
 Retries (DESIGN §7): a harness failure leaves its pointer marked ``retry`` and no action
 record, so the next build runs the attempt again under the same key. Each try is its
@@ -26,6 +30,7 @@ recorded under the key, it stays a harness failure until an input of the attempt
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import tempfile
 from collections.abc import Mapping
@@ -46,11 +51,12 @@ from recon.sandbox import (
     default_recipe,
     ensure_image,
     entry_mount,
+    harness_bug,
     require_deps,
     run_docker,
     run_native,
 )
-from recon.store import checkout_tree, put_tree
+from recon.store import TreeRefused, checkout_tree, put_tree
 
 if TYPE_CHECKING:
     from recon.pipeline.cells import Cell, Runtime
@@ -58,12 +64,47 @@ if TYPE_CHECKING:
 
 def attempt(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
     entry = rt.project.entries[cell.params["entry"]]
-    with tempfile.TemporaryDirectory(prefix="recon-attempt-") as tmp:
+    # What the Candidate left in the workspace never fails the cell when it is removed.
+    with tempfile.TemporaryDirectory(prefix="recon-attempt-", ignore_cleanup_errors=True) as tmp:
         work = Path(tmp) / "workspace"
         checkout_tree(rt.store, inputs["workspace.workspace"], work)
         run = _run(rt, cell, entry, work, Path(tmp) / "build")
-        build = put_tree(rt.store, run.output) if run.output is not None else None
-    return _produced(rt, cell, inputs, run, build)
+        run, build = _store_build(rt, run)
+    try:
+        return _produced(rt, cell, inputs, run, build)
+    except Exception as err:  # a record that cannot be written: the harness's, retried
+        return _produced(rt, cell, inputs, not_started(_harness_reason(err)), None)
+
+
+def _store_build(rt: Runtime, run: AttemptRun) -> tuple[AttemptRun, str | None]:
+    """The run and its stored build output. An output the store refuses (the path named)
+    makes a valid attempt ``ungradeable``; a store that fails is a harness failure."""
+    if run.output is None:
+        return run, None
+    try:
+        return run, put_tree(rt.store, run.output)
+    except TreeRefused as err:
+        refusal = f"{_printable(err.path, run.output)}: {err.why}"
+        kept = dataclasses.replace(run, output=None, refusals=[*run.refusals, refusal])
+        if run.outcome != "valid":  # a partial output: dropped, the record stands
+            return kept, None
+        why = f"the build output was refused: {refusal}"
+        return dataclasses.replace(kept, outcome="ungradeable", reason=why), None
+    except Exception as err:
+        why = _harness_reason(err, "storing the build output failed: ")
+        return dataclasses.replace(run, outcome="harness_failure", reason=why, output=None), None
+
+
+def _printable(path: Path, root: Path) -> str:
+    """``path`` relative to the output folder, bytes that are not UTF-8 escaped."""
+    rel = path.relative_to(root) if path.is_relative_to(root) else path
+    return os.fsencode(rel).decode("utf-8", "backslashreplace")
+
+
+def _harness_reason(err: Exception, doing: str = "") -> str:
+    if isinstance(err, (ReconError, OSError)):
+        return f"harness: {doing}{err}"[:600]
+    return harness_bug(err)
 
 
 def attempt_lost(rt: Runtime, cell: Cell, inputs: dict[str, str], reason: str) -> Produced:
@@ -87,11 +128,11 @@ def _produced(
     reason = run.reason
     if failed and not retry:
         reason += f" (final: {try_index} retries, protocol.retry.harness_failure)"
-    extra: dict[str, Any] = {}
+    extra: dict[str, Any] = {"refusals": run.refusals}
     meta: dict[str, Any] = {}
     if isinstance(run, DockerRun):
         counts = {k: run.egress.get(k, 0) for k in ("allowed", "refused", "failed")}
-        extra = {"refusals": run.refusals, "egress": Egress(**counts)}
+        extra["egress"] = Egress(**counts)
         meta = {
             "image_id": run.image_id or None,
             "egress_events": rt.store.put_json(run.egress.get("events", [])),
@@ -166,7 +207,8 @@ def _start(
         sealed = [rt.project.sealed_dir(loaded.id)]
         limit = protocol.time_limit_s
         return _docker(rt, entry, loaded.contract.build, limit, work, out, sealed, environ)
-    return run_native(work, entry, rt.project.entries_dir, loaded.contract, protocol.time_limit_s)
+    limit = protocol.time_limit_s
+    return run_native(work, entry, rt.project.entries_dir, loaded.contract, limit, out=out)
 
 
 def _docker(

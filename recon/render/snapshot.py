@@ -25,10 +25,10 @@ screen, so a grader can tell text a person can see: ``fill``, the computed
 ``-webkit-text-fill-color`` (what paints the glyphs) as ``[r, g, b, alpha]``;
 ``opacity``, the product of the element's and its ancestors' ``opacity``; ``backdrop``,
 the ``[r, g, b]`` of the element's and its ancestors' background colours composited over
-white (background images are not part of it); ``size``, the font size in px; ``area`` and
-``box``, the px² and the bounding box (page px) of its text's line boxes once clipped by
-the page's edges and by its own and its ancestors' ``overflow``, ``clip`` and
-``clip-path: inset()``.
+white (images and gradients are not part of it: the capture shows those); ``size``, the
+font size in px; ``area`` and ``box``, the px² and the bounding box (page px) of its
+text's line boxes once clipped by the page's edges and by its own and its ancestors'
+``overflow``, ``clip`` and ``clip-path: inset()``.
 
 ``role`` and ``name`` are chromium's computed accessible role and name (the accessibility
 tree of ``Accessibility.getFullAXTree``: ``heading``, ``button``, ``textbox`` named by

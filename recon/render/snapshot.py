@@ -14,11 +14,12 @@ color, background, font, painted, image, paints, ink}`` (see ``recon.grade._dom`
 ``<video>``; ``object``/``embed``; ``svg-image`` for SVG ``<image href|xlink:href>``;
 ``canvas``, whose pixels only the screenshot holds, with an empty ``url``), then each
 ``url()`` of its computed ``background-image`` (every layer, ``image-set`` options
-included), ``border-image-source``, ``list-style-image`` and ``content``, for the element
-and for its ``::before``/``::after`` when they exist (``background::before``...). URLs
-are absolute as the browser resolved them; a ``data:`` URL is kept whole (it holds the
-image's bytes) up to :data:`URL_LIMIT` characters and while the snapshot's
-:data:`URL_BUDGET` lasts, and is cut to :data:`KEPT_URL_CHARS` past them.
+included), ``border-image-source``, ``list-style-image`` (of a list item) and
+``content``, for the element and for its ``::before``/``::after`` when they exist
+(``background::before``...). URLs are absolute as the browser resolved them; a ``data:``
+URL is kept whole (it holds the image's bytes) up to :data:`URL_LIMIT` characters and
+while the snapshot's :data:`URL_BUDGET` lasts, and is cut to :data:`KEPT_URL_CHARS` past
+them.
 
 ``ink`` (``null`` for an element without own text) says how its own text reaches the
 screen, so a grader can tell text a person can see: ``fill``, the computed
@@ -211,6 +212,8 @@ _PAINTS_JS = r"""
       const style = pseudo ? getComputedStyle(el, pseudo) : cs;
       if (pseudo && (style.content === 'none' || style.content === 'normal')) continue;
       for (const [prop, via] of CSS_PAINTS) {
+        // list-style-image is inherited: only a list item paints its marker
+        if (prop === 'listStyleImage' && !style.display.includes('list-item')) continue;
         for (const url of cssUrls(style[prop])) found.push({via: via + pseudo, ...kept(url)});
       }
     }

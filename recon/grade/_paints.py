@@ -71,8 +71,9 @@ def data_bytes(url: str) -> bytes | None:
         return None
     head, body = url[5:].split(",", 1)
     if head.lower().endswith(";base64"):
-        try:
-            return base64.b64decode("".join(unquote_to_bytes(body).decode("ascii").split()))
+        try:  # forgiving base64, as browsers read it: whitespace dropped, padding optional
+            text = "".join(unquote_to_bytes(body).decode("ascii").split()).rstrip("=")
+            return base64.b64decode(text + "=" * (-len(text) % 4), validate=True)
         except (binascii.Error, UnicodeDecodeError, ValueError):
             return None
     return unquote_to_bytes(body)

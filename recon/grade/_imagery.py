@@ -36,7 +36,7 @@ import numpy as np
 
 from recon.grade import _dom, _paints
 from recon.grade._dom import Box, Dom
-from recon.grade._ink import visible_texts
+from recon.grade._ink import shown_in, text_boxes
 from recon.grade._paints import Site
 from recon.grade.phash import ImageHash, distance, image_hash, tile_hashes
 
@@ -72,9 +72,10 @@ def evidence_rows(
     if render is not None and usable:
         height, width = render.shape[:2]
         sites = _paints.sites(dom, [*images, *inline], (0, 0, width, height))
-        found, boxes = _boxes(limit, render, dom, sites, usable)
+        texts = text_boxes(dom, render)
+        found, boxes = _boxes(limit, render, texts, sites, usable)
         rows += found
-        found, tiles = _tiles(limit, render, dom, evidence, usable, sites)
+        found, tiles = _tiles(limit, render, texts, evidence, usable, sites)
         rows += found
     counts = {
         "evidence_images": float(len(hashes)),
@@ -144,7 +145,7 @@ def _inline(
 
 
 def _boxes(
-    limit: int, render: np.ndarray, dom: Dom, sites: Sequence[Site], evidence: Hashes
+    limit: int, render: np.ndarray, texts: Sequence[Box], sites: Sequence[Site], evidence: Hashes
 ) -> tuple[list[Row], int]:
     rows: list[Row] = []
     hashed = 0
@@ -156,8 +157,8 @@ def _boxes(
         found = match(limit, image_hash(crop), evidence)
         if found is None:
             continue
-        texts = 0 if site.replaced else visible_texts(dom, site.box, render)
-        if texts == 0:
+        shown = 0 if site.replaced else shown_in(texts, site.box)
+        if shown == 0:
             rows.append(
                 {
                     "kind": "evidence_as_imagery",
@@ -184,7 +185,7 @@ def _crop(render: np.ndarray, box: Box) -> np.ndarray | None:
 def _tiles(
     limit: int,
     render: np.ndarray,
-    dom: Dom,
+    texts: Sequence[Box],
     images: Mapping[str, np.ndarray],
     evidence: Hashes,
     sites: Sequence[Site],
@@ -202,15 +203,15 @@ def _tiles(
             if found is None:
                 continue
             tile = (0, top, width, min(tile_height, height))
-            cover, texts = image_cover(replaced, tile), visible_texts(dom, tile, render)
-            if cover >= COVER_SHARE or texts == 0:
+            cover, shown = image_cover(replaced, tile), shown_in(texts, tile)
+            if cover >= COVER_SHARE or shown == 0:
                 rows.append(
                     {
                         "kind": "evidence_as_imagery",
                         "source": "render tile",
                         "tile": list(tile),
                         "image_cover": cover,
-                        "text_elements": texts,
+                        "text_elements": shown,
                     }
                     | found
                 )

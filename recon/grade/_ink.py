@@ -118,7 +118,17 @@ def text_box(element: Element) -> Box:
 
 def visible_texts(dom: Dom, area: Box, render: np.ndarray | None = None) -> int:
     """Elements whose own text is visible and shows inside ``area``."""
-    return sum(1 for e in dom if _dom.overlap(text_box(e), area) > 0 and visible(e, render))
+    return shown_in(text_boxes(dom, render), area)
+
+
+def text_boxes(dom: Dom, render: np.ndarray | None = None) -> list[Box]:
+    """Where each element with visible own text shows it (document order)."""
+    return [text_box(e) for e in dom if visible(e, render)]
+
+
+def shown_in(boxes: Sequence[Box], area: Box) -> int:
+    """How many of the text ``boxes`` show inside ``area``."""
+    return sum(1 for box in boxes if _dom.overlap(box, area) > 0)
 
 
 def _unit(rgb: Sequence[float]) -> list[float]:

@@ -12,7 +12,8 @@ Each snapshot element lists the images it paints (``paints``, :mod:`recon.render
   not read: not a served raster, not a decodable ``data:`` raster (a ``blob:`` URL, an
   SVG, a URL the snapshot cut, a missing file). A background whose bytes were read is
   judged by those bytes instead. The box of ``<html>``/``<body>`` is the whole page (their
-  background paints the canvas); a pseudo-element's is its element's.
+  background paints the canvas); a pseudo-element's is its element's; a paint inside an
+  open shadow tree carries the box of the element that paints it.
 
 ``data:`` URLs are decoded here (base64 or percent-encoded), rasters by Pillow (whatever
 the declared type says), and an SVG's embedded raster ``data:`` URLs with it
@@ -38,8 +39,9 @@ from recon.grade._dom import Box, Dom, Element
 
 MAX_DECODED_PIXELS = 40_000_000
 """Images larger than this are not decoded for hashing."""
-REPLACED_VIAS = frozenset({"input", "svg-image"})
-"""Paints that replace an element's content (besides ``_dom.IMAGE_TAGS`` elements)."""
+REPLACED_VIAS = frozenset({"img", "input", "poster", "object", "embed", "svg-image", "canvas"})
+"""Paints that replace an element's content (an ``_dom.IMAGE_TAGS`` element is replaced
+whatever it paints)."""
 BACKGROUND_VIAS = frozenset({"background", "border-image", "list-style", "content"})
 _EMBEDDED = re.compile(rb"data:image/[a-z0-9.+-]+;base64,[A-Za-z0-9+/=\s]+", re.IGNORECASE)
 
@@ -112,9 +114,9 @@ def inline_images(doms: Iterable[Dom]) -> dict[str, tuple[dict[str, Any], np.nda
         if not body:
             continue
         where = {
-            "tag": element.get("tag"),
+            "tag": paint.get("tag") or element.get("tag"),
             "via": paint.get("via"),
-            "box": list(_dom.box_of(element)),
+            "box": list(_dom.box_of(paint if "box" in paint else element)),
         }
         img = decode_raster(body)
         if img is not None:
@@ -129,32 +131,41 @@ def sites(dom: Dom, read: Iterable[str], page: Box) -> list[Site]:
     """The paint sites of ``dom`` (see the module docstring); ``read`` holds the URLs whose
     bytes the grader has (served rasters, decoded ``data:`` rasters); ``page`` is the box
     of the canvas."""
-    known = set(read)
+    known = {_unfragment(url) for url in read}
     out: list[Site] = []
     seen: set[tuple[Box, bool]] = set()
     for element in dom:
-        if not _dom.painted(element):
-            continue
-        tag = str(element.get("tag") or "")
-        box = page if tag in _dom.CANVAS_TAGS else _dom.box_of(element)
-        for replaced, via in _kinds(element, tag, known):
-            if (box, replaced) not in seen:
-                seen.add((box, replaced))
-                out.append(Site(box, replaced, via, tag))
+        for site in _element_sites(element, known, page):
+            if (site.box, site.replaced) not in seen:
+                seen.add((site.box, site.replaced))
+                out.append(site)
     return out
 
 
-def _kinds(element: Element, tag: str, known: set[str]) -> Iterator[tuple[bool, str]]:
-    if tag in _dom.IMAGE_TAGS:
-        yield True, tag
+def _element_sites(element: Element, known: set[str], page: Box) -> Iterator[Site]:
+    tag = str(element.get("tag") or "")
+    box = page if tag in _dom.CANVAS_TAGS else _dom.box_of(element)
+    shown = _dom.painted(element)
+    if shown and tag in _dom.IMAGE_TAGS:
+        yield Site(box, True, tag, tag)
     for paint in paints(element):
         via = str(paint.get("via") or "")
         base = via.split("::", 1)[0]
-        url = str(paint.get("url") or "")
+        url = _unfragment(str(paint.get("url") or ""))
+        own = "box" in paint  # a shadow-tree element's paint: its own box, its own check
+        if not (shown or own):
+            continue
+        where = _dom.box_of({"box": paint["box"]}) if own else box
+        by = str(paint.get("tag") or tag)
         if base in REPLACED_VIAS:
-            yield True, via
+            yield Site(where, True, via, by)
         elif base in BACKGROUND_VIAS and (paint.get("truncated") or url not in known):
-            yield False, via
+            yield Site(where, False, via, by)
+
+
+def _unfragment(url: str) -> str:
+    """A URL without its ``#fragment`` (the request never carries it); ``data:`` URLs whole."""
+    return url if url.startswith("data:") else url.split("#", 1)[0]
 
 
 def _all_paints(doms: Iterable[Dom]) -> Iterator[tuple[Element, Mapping[str, Any]]]:

@@ -16,7 +16,10 @@ color, background, font, painted, image, paints, ink}`` (see ``recon.grade._dom`
 ``url()`` of its computed ``background-image`` (every layer, ``image-set`` options
 included), ``border-image-source``, ``list-style-image`` (of a list item) and
 ``content``, for the element and for its ``::before``/``::after`` when they exist
-(``background::before``...). URLs are absolute as the browser resolved them; a ``data:``
+(``background::before``...); then the paints of the painted elements of its open shadow
+tree (nested ones too), each with that element's ``tag`` and ``box`` (page px), since
+those elements have no entry of their own (a host without a box hands them to the
+first entry). URLs are absolute as the browser resolved them; a ``data:``
 URL is kept whole (it holds the image's bytes) up to :data:`URL_LIMIT` characters and
 while the snapshot's :data:`URL_BUDGET` lasts, and is cut to :data:`KEPT_URL_CHARS` past
 them.
@@ -219,6 +222,23 @@ _PAINTS_JS = r"""
     }
     return found;
   };
+  const pageBox = (r) => [r.x + scrollX, r.y + scrollY, r.width, r.height].map(Math.round);
+  const shadowPaints = (root, found) => {  // paints inside open shadow trees, with their boxes
+    for (const el of root.querySelectorAll('*')) {
+      if (found.length >= limit) break;
+      const r = el.getBoundingClientRect();
+      const shown = r.width > 0 && r.height > 0 &&
+        el.checkVisibility({opacityProperty: true, visibilityProperty: true});
+      if (shown) {
+        const tag = el.tagName.toLowerCase();
+        for (const p of paints(el, getComputedStyle(el), tag)) {
+          found.push({...p, tag, box: pageBox(r)});
+        }
+      }
+      if (el.shadowRoot) shadowPaints(el.shadowRoot, found);
+    }
+    return found;
+  };
 """
 
 _INK_JS = r"""
@@ -332,12 +352,17 @@ _DOM_JS = (
     return s.replace(/\s+/g, ' ').trim().slice(0, 200);
   };
   const out = [];
+  const unhosted = [];  // shadow paints of hosts without a box of their own
   let index = -1;
   for (const el of document.querySelectorAll('*')) {
     index++;
     if (out.length >= limit) break;
     const r = el.getBoundingClientRect();
-    if (r.width <= 0 || r.height <= 0) continue;
+    const shadow = el.shadowRoot ? shadowPaints(el.shadowRoot, []) : [];
+    if (r.width <= 0 || r.height <= 0) {
+      unhosted.push(...shadow);
+      continue;
+    }
     const cs = getComputedStyle(el);
     const tag = el.tagName.toLowerCase();
     const text = ownText(el);
@@ -354,10 +379,11 @@ _DOM_JS = (
       painted: el.checkVisibility({opacityProperty: true, visibilityProperty: true}),
       image: [cs, getComputedStyle(el, '::before'), getComputedStyle(el, '::after')]
         .some((s) => /url\(/.test(s.backgroundImage + s.content)),
-      paints: paints(el, cs, tag),
+      paints: [...paints(el, cs, tag), ...shadow],
       ink: text ? ink(el, cs) : null,
     });
   }
+  if (out.length) out[0].paints.push(...unhosted);
   return out;
 }"""
 )

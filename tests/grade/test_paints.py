@@ -78,4 +78,14 @@ def test_paint_sites_replaced_and_unread_backgrounds() -> None:
         Site((0, 900, 40, 40), True, "input", "input"),
         Site((0, 950, 200, 100), True, "canvas", "canvas"),
     ]
+    host = el("my-app", (0, 0, 1440, 900)) | {"painted": False}  # a host hidden, its tree not
+    host["paints"] = [
+        {"via": "canvas", "url": "", "tag": "canvas", "box": [10, 20, 300, 150]},
+        {"via": "background", "url": "blob:y", "tag": "div", "box": [0, 200, 50, 50]},
+    ]
+    assert sites([host], [], page) == [
+        Site((10, 20, 300, 150), True, "canvas", "canvas"),  # the shadow element's own box
+        Site((0, 200, 50, 50), False, "background", "div"),
+    ]
+    assert sites([el("img", (0, 0, 9, 9))], [], page) == [Site((0, 0, 9, 9), True, "img", "img")]
     assert _paints.short("x" * 100) == "x" * 64 + "…" and _paints.short("ab") == "ab"

@@ -354,6 +354,11 @@ ATTACKS = {
         f'<image href="{EVIDENCE_URL}" width="720" height="450"/></svg>'
     ),
     "video-poster": f'{TEXT}<video poster="{EVIDENCE_URL}" width="720" height="450"></video>',
+    "shadow-root-img": (
+        f'{TEXT}<div id="host"></div><script>'
+        "document.getElementById('host').attachShadow({mode: 'open'}).innerHTML ="
+        f' \'<img src="{EVIDENCE_URL}" width="720" height="450">\';</script>'
+    ),
 }
 EXPECTED = {  # the row that names the paint (others may follow)
     "img": ("inline image", "img"),
@@ -362,6 +367,7 @@ EXPECTED = {  # the row that names the paint (others may follow)
     "canvas-draw-image": ("painted box", "canvas"),
     "svg-image": ("inline image", "svg-image"),
     "video-poster": ("inline image", "poster"),
+    "shadow-root-img": ("inline image", "img"),
 }
 
 

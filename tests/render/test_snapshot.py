@@ -211,6 +211,34 @@ def test_every_way_of_painting_an_image_is_recorded(browser: Browser) -> None:
     assert shot(browser, PAINTS) == dom  # deterministic
 
 
+SHADOW = f"""<!doctype html><meta charset="utf-8"><style>body {{ margin: 0 }}</style>
+<p>light text</p><div id="host"></div><div id="bare" style="display: contents"></div><script>
+  const open = document.getElementById('host').attachShadow({{mode: 'open'}});
+  open.innerHTML = '<img src="{DATA}" width="30" height="20"><span id="inner"></span>';
+  open.getElementById('inner').attachShadow({{mode: 'open'}}).innerHTML =
+    '<canvas width="10" height="10"></canvas>';
+  document.getElementById('bare').attachShadow({{mode: 'open'}}).innerHTML =
+    '<div style="width: 40px; height: 8px; background: url(a.png)"></div>';
+</script>"""
+
+
+@pytest.mark.browser
+@needs_chromium
+def test_images_painted_inside_open_shadow_trees_are_recorded_with_their_boxes(
+    browser: Browser,
+) -> None:
+    dom = shot(browser, SHADOW)
+    host = next(e for e in dom if e["tag"] == "div" and e["paints"])
+    assert [(p["tag"], p["via"], p["url"]) for p in host["paints"]] == [
+        ("img", "img", DATA),
+        ("canvas", "canvas", ""),  # a shadow tree inside the shadow tree
+    ]
+    assert host["paints"][0]["box"][2:] == [30, 20]
+    bare = dom[0]["paints"]  # a host without a box (display: contents) hands them to <html>
+    assert [(p["tag"], p["url"]) for p in bare] == [("div", f"{ORIGIN}/a.png")]
+    assert bare[0]["box"][2:] == [40, 8]
+
+
 @pytest.mark.browser
 @needs_chromium
 def test_how_text_reaches_the_screen_is_recorded(browser: Browser) -> None:

@@ -20,17 +20,18 @@ Violations, each with its evidence (one row per host, asset, image or tile):
   from a ``data:`` URL (``<img>``/``srcset``, CSS backgrounds of elements and their
   ``::before``/``::after``, SVG ``<image>``, video posters, ``<input type=image>``,
   ``<object>``/``<embed>``, ``border-image``, ``list-style-image``, ``content``, rasters
-  inside SVGs); and by the capture's pixels on (c) the box of each paint site: image-like
-  elements and canvases (a match is a violation), CSS images whose bytes the grader
-  could not read (a violation unless text a person can see shows in the box), and (d)
-  the full-page render cut into tiles of the evidence's aspect ratio, where a matching
-  tile counts only if image-like elements cover at least ``COVER_SHARE`` of it, or no
-  visible text shows in it. A faithful rebuild also looks like the evidence, but its look
-  comes from text and CSS, not from one picture. *Visible* text (``_ink``) is text a
-  person can see: painted, with glyph alpha (colour alpha × the product of the
-  ancestors' opacity) above 0, a WCAG contrast of at least 1.5:1 against its backdrop, a
-  font of at least 6 px and at least one em square left after clipping. The metric card
-  (``cards/policy.md``) lists what this is blind to.
+  inside SVGs; in the document or an open shadow tree); and by the capture's pixels on
+  (c) the box of each paint site: image-like elements and canvases (a match is a
+  violation), CSS images whose bytes the grader could not read (a violation unless text
+  a person can see shows in the box), and (d) the full-page render cut into tiles of the
+  evidence's aspect ratio, where a matching tile counts only if image-like elements
+  cover at least ``COVER_SHARE`` of it, or no visible text shows in it. A faithful
+  rebuild also looks like the evidence, but its look comes from text and CSS, not from
+  one picture. *Visible* text (``_ink``) is text a person can see: painted, with glyph
+  alpha (colour alpha × the product of the ancestors' opacity) above 0, a WCAG contrast
+  of at least 1.5:1 against what the capture shows behind it, a font of at least 6 px
+  and at least 36 px² left after clipping. The metric card (``cards/policy.md``) lists
+  what this is blind to.
 
 Score::
 

@@ -17,12 +17,12 @@ color, background, font, painted, image, paints, ink}`` (see ``recon.grade._dom`
 included), ``border-image-source``, ``list-style-image`` (of a list item) and
 ``content``, for the element and for its ``::before``/``::after`` when they exist
 (``background::before``...); then the paints of the painted elements of its open shadow
-tree (nested ones too), each with that element's ``tag`` and ``box`` (page px), since
-those elements have no entry of their own (a host without a box hands them to the
-first entry). URLs are absolute as the browser resolved them; a ``data:``
-URL is kept whole (it holds the image's bytes) up to :data:`URL_LIMIT` characters and
-while the snapshot's :data:`URL_BUDGET` lasts, and is cut to :data:`KEPT_URL_CHARS` past
-them.
+tree (nested ones too; ten times the element limit read at most), each with that
+element's ``tag`` and ``box`` (page px), since those elements have no entry of their own
+(a host without a box hands them to the first entry). URLs are absolute as the browser
+resolved them; a ``data:`` URL is kept whole (it holds the image's bytes) up to
+:data:`URL_LIMIT` characters and while the snapshot's :data:`URL_BUDGET` lasts, and is
+cut to :data:`KEPT_URL_CHARS` past them.
 
 ``ink`` (``null`` for an element without own text) says how its own text reaches the
 screen, so a grader can tell text a person can see: ``fill``, the computed
@@ -223,9 +223,10 @@ _PAINTS_JS = r"""
     return found;
   };
   const pageBox = (r) => [r.x + scrollX, r.y + scrollY, r.width, r.height].map(Math.round);
+  let shadowVisits = 10 * limit;  // elements of shadow trees read, at most
   const shadowPaints = (root, found) => {  // paints inside open shadow trees, with their boxes
     for (const el of root.querySelectorAll('*')) {
-      if (found.length >= limit) break;
+      if (found.length >= limit || --shadowVisits < 0) break;
       const r = el.getBoundingClientRect();
       const shown = r.width > 0 && r.height > 0 &&
         el.checkVisibility({opacityProperty: true, visibilityProperty: true});

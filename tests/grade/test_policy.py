@@ -459,3 +459,5 @@ def test_honest_text_over_a_background_image_keeps_its_waiver(browser: Browser, 
     assert result.terms["render_tiles_hashed"] >= 1
     if name == "svg-pattern":  # an SVG is not read: its box is judged, and waived
         assert result.terms["painted_boxes_hashed"] >= 1
+    else:  # the served photo is judged by its bytes, not by what is drawn over its box
+        assert result.terms["painted_boxes_hashed"] == 0 and result.terms["images_hashed"] == 1

@@ -7,7 +7,8 @@ nodes), whitespace-collapsed; ``painted`` is false when the element or an ancest
 ``visibility: hidden`` or ``opacity: 0`` (nothing of it reaches the screen); ``image``
 is true when the element's (or its ``::before``/``::after``'s) background or content
 loads a ``url()``. Snapshots taken before those two fields existed read as painted and
-imageless.
+imageless. ``paints`` (every image the element paints) and ``ink`` (how its own text
+reaches the screen) are read by the policy metric (``_paints``, ``_ink``).
 """
 
 from __future__ import annotations

@@ -21,7 +21,8 @@ A pure function of what the grade cell reads from the store (DESIGN §6):
   the attempt: its protected assertions as probed, its protected regions passing when
   their regional score reaches ``thresholds.region_pass``.
 - ``policy``: :mod:`policy` on the union of every point's network log, the served bytes,
-  the desktop-most default still and the evidence screenshots.
+  the desktop-most default still with its DOM snapshot, every point's DOM snapshot (for
+  the ``data:`` images it paints) and the evidence screenshots.
 
 Every dimension is clamped to [0, 1]; ``total = Σ weight × dimension``
 (:func:`recon.grade.compose.compose`). The table keeps every dimension's terms and rows and
@@ -45,6 +46,7 @@ from PIL import Image
 from recon.grade import functional, global_visual, policy, preservation, regional, responsive
 from recon.grade import workflow as workflow_metric
 from recon.grade._dom import Dom
+from recon.grade._paints import decode_raster, embedded_rasters
 from recon.grade.compose import clamp, compose, mean
 from recon.grade.functional import CheckRow, passed_by_id
 from recon.grade.regional import Still
@@ -61,8 +63,6 @@ REACHED_BY: dict[str, tuple[str, ...]] = {
 dimension reads one. Preservation reads the regional ones through its protected regions'
 regional scores."""
 DEFAULT_STATE = "default"
-MAX_DECODED_PIXELS = 40_000_000
-"""Served images larger than this are measured for size but not decoded for hashing."""
 
 
 @dataclass(frozen=True)
@@ -296,26 +296,26 @@ def _policy(
         network,
         dom=dom,
         asset_sizes={url: len(body) for url, body in served.items()},
-        images=_decoded(served),
+        images=served_images(served),
         render=render,
         evidence=evidence,
+        snapshots=[view.dom for _pid, view in sorted(cand.views.items())],
     )
 
 
-def _decoded(served: Mapping[str, bytes]) -> dict[str, np.ndarray]:
-    """Served raster images as RGB arrays (what is not a decodable raster is skipped)."""
+def served_images(served: Mapping[str, bytes]) -> dict[str, np.ndarray]:
+    """Served raster images as RGB arrays, and the rasters a served SVG embeds as
+    ``data:`` URLs (``<url>#<n>``); what is not a decodable raster is skipped."""
     images: dict[str, np.ndarray] = {}
     for url, body in sorted(served.items()):
         name = posixpath.basename(unquote(urlsplit(url).path)).lower()
+        if name.endswith(".svg"):
+            images |= {f"{url}#{n}": img for n, img in enumerate(embedded_rasters(body))}
         if not name.endswith((".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp")):
             continue
-        try:
-            with Image.open(io.BytesIO(body)) as img:
-                if img.width * img.height > MAX_DECODED_PIXELS:
-                    continue
-                images[url] = np.asarray(img.convert("RGB"))
-        except (OSError, ValueError, Image.DecompressionBombError):
-            continue
+        img = decode_raster(body)
+        if img is not None:
+            images[url] = img
     return images
 
 

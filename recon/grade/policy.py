@@ -13,16 +13,25 @@ Violations, each with its evidence (one row per host, asset, image or tile):
   under exactly one of these three kinds; ``*.example.com`` allows every subdomain.
 - ``asset_too_large``/``total_too_large``: served bytes over ``max_asset_bytes`` per
   asset, or over ``max_total_bytes`` in all.
-- ``evidence_as_imagery``: an evidence screenshot used as page imagery, by perceptual
-  hash (``phash``): both pHash and dHash within ``evidence_hash_distance`` bits of an
-  informative evidence hash. Checked on (a) every served raster image of at least
-  ``MIN_IMAGE_SIDE`` px, and (b) the candidate's full-page render cut into tiles of the
+- ``evidence_as_imagery``: an evidence screenshot used as page imagery, however it is
+  drawn, by perceptual hash (``phash``): both pHash and dHash within
+  ``evidence_hash_distance`` bits of an informative evidence hash (``_imagery``). Checked
+  by the image's bytes on (a) every served raster, and (b) every raster the page paints
+  from a ``data:`` URL (``<img>``/``srcset``, CSS backgrounds of elements and their
+  ``::before``/``::after``, SVG ``<image>``, video posters, ``<input type=image>``,
+  ``<object>``/``<embed>``, ``border-image``, ``list-style-image``, ``content``, rasters
+  inside SVGs; in the document or an open shadow tree); and by the capture's pixels on
+  (c) the box of each paint site: image-like elements and canvases (a match is a
+  violation), CSS images whose bytes the grader could not read (a violation unless text
+  a person can see shows in the box), and (d) the full-page render cut into tiles of the
   evidence's aspect ratio, where a matching tile counts only if image-like elements
-  (``IMAGE_TAGS``) cover at least ``COVER_SHARE`` of it, or no visible text element
-  touches it. A faithful rebuild also looks like the evidence, but its look comes from
-  text and CSS, not from one picture; (b) catches ``data:`` images that never reach the
-  network log. Limits: SVG assets are not rasterised; a case whose evidence is one photo
-  can flag a faithful full-bleed hero, so curators give it a penalty, not ``zero_on``.
+  cover at least ``COVER_SHARE`` of it, or no visible text shows in it. A faithful
+  rebuild also looks like the evidence, but its look comes from text and CSS, not from
+  one picture. *Visible* text (``_ink``) is text a person can see: painted, with glyph
+  alpha (colour alpha × the product of the ancestors' opacity) above 0, a WCAG contrast
+  of at least 1.5:1 against what the capture shows behind it, a font of at least 6 px
+  and at least 36 px² left after clipping. The metric card (``cards/policy.md``) lists
+  what this is blind to.
 
 Score::
 
@@ -76,6 +85,7 @@ def score(
     images: Mapping[str, np.ndarray] | None = None,
     render: np.ndarray | None = None,
     evidence: Mapping[str, np.ndarray] | None = None,
+    snapshots: Sequence[Dom] = (),
     origin: str = ORIGIN,
 ) -> PolicyScore:
     """Find every violation and score them.
@@ -83,12 +93,13 @@ def score(
     ``network`` is the capture's log of ``[url, outcome]`` (or ``NetworkEvent``s);
     ``asset_sizes`` and ``images`` (decoded RGB(A) arrays) are keyed by served URL;
     ``render`` is the full-page still whose DOM snapshot is ``dom``; ``evidence`` maps
-    evidence PNG names to their pixels.
+    evidence PNG names to their pixels; ``snapshots`` are every DOM snapshot of the
+    attempt, read for the ``data:`` images they paint (``(dom,)`` when empty).
     """
     rows = _requests(policy, network, dom, origin)
     rows += _sizes(policy, asset_sizes or {})
     found, hashed = evidence_rows(
-        policy.evidence_hash_distance, images or {}, render, dom, evidence or {}
+        policy.evidence_hash_distance, images or {}, render, dom, evidence or {}, snapshots
     )
     return _score(policy, rows + found, hashed)
 

@@ -34,6 +34,8 @@ PUBLIC_TERMS: Mapping[str, frozenset[str]] = MappingProxyType(
             "evidence_images",
             "evidence_informative",
             "images_hashed",
+            "inline_images_hashed",
+            "painted_boxes_hashed",
             "render_tiles_hashed",
         },
     }

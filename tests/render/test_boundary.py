@@ -4,6 +4,7 @@ out reaches nothing on the host, and the capture's network log lists what it tri
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import socket
@@ -12,15 +13,18 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import sync_playwright
 
+from recon.curate.freeze import folder_reader
 from recon.errors import HarnessError
 from recon.render import Capture, NetworkEvent, Viewport, capture
 from recon.render.browser import LAUNCH_ARGS, chromium_path, open_browser
 from recon.render.netns import FIX, unshare_prefix
 from recon.render.page import load, open_page
+from recon.render.serve import build_path
 
 pytestmark = [
     pytest.mark.browser,
@@ -173,6 +177,84 @@ def test_page_script_sees_no_automation_tells(listener: Listener) -> None:
     tells = next(e["text"] for e in shot.dom if e["tag"] == "p")
     assert "webdriver=false" in tells
     assert "HeadlessChrome" not in tells and " Chrome/" in tells
+
+
+SECRET = "RECON-SECRET-NEXT-TO-THE-BUILD"
+
+
+def escapes(secret: Path) -> list[str]:
+    """URLs a page can ask for to read ``secret``, a file beside the build folder."""
+    return [
+        "/../secret.txt",
+        "/..%2fsecret.txt",
+        "/..%2F..%2Fsecret.txt",
+        "/%2e%2e/secret.txt",
+        "/%2e%2e%2fsecret.txt",
+        "/a/..%2f..%2fsecret.txt",
+        "/..\\secret.txt",
+        "/%5c..%5csecret.txt",
+        "/..%5c..%5csecret.txt",
+        "/%252e%252e/secret.txt",
+        "/%252e%252e%252fsecret.txt",
+        "/..;/secret.txt",
+        "/%00",
+        "/index.html%00",
+        "/%2e%2e%00/secret.txt",
+        "/" + "a" * 300,
+        "/" + "a/" * 2100 + "index.html",
+        "http://recon.invalid//secret.txt",
+        "//recon.invalid/../secret.txt",
+        "/%2f%2e%2e%2fsecret.txt",
+        f"http://recon.invalid/{secret}",  # path "//tmp/…": absolute
+        f"/%2f{str(secret).lstrip('/').replace('/', '%2f')}",
+        f"file://{secret}",
+        "/index.html?../../secret.txt",
+        "/index.html#../../secret.txt",
+        "/index.html%3f/../../secret.txt",
+        "/link.txt",
+        "/secret.txt",
+    ]
+
+
+def fetch_all(urls: list[str]) -> str:
+    """A page that fetches every URL and writes what came back into its own paragraph."""
+    return f"""<!doctype html><meta charset="utf-8"><main id="rows"></main>
+<script>
+  const urls = {json.dumps(urls)};
+  const row = (i, text) => {{
+    const p = document.createElement('p');
+    p.textContent = 'row ' + i + ': ' + text;
+    document.getElementById('rows').append(p);
+  }};
+  urls.forEach((url, i) => fetch(url)
+    .then((r) => r.text().then((body) => row(i, r.status + ' ' + body)))
+    .catch((e) => row(i, 'refused ' + e)));
+</script>"""
+
+
+def test_no_request_spelling_serves_a_byte_from_outside_the_build(tmp_path: Path) -> None:
+    """A secret beside the build folder, and a link to it inside: the page asks for it every
+    way it can spell a path, and only the build's own bytes ever come back."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text(SECRET)
+    build = tmp_path / "build"
+    build.mkdir()
+    urls = escapes(secret)
+    (build / "index.html").write_text(fetch_all(urls))
+    (build / "link.txt").symlink_to(secret)
+    with open_browser() as browser:
+        shot = capture(browser, folder_reader(build), "/", VIEWPORT)
+    rows = [e["text"] for e in shot.dom if e["tag"] == "p"]
+    assert shot.failure is None
+    assert sorted(int(r.split(":")[0].split()[1]) for r in rows) == list(range(len(urls)))
+    assert not [r for r in rows if SECRET in r]
+    answers = [r.split(": ", 1)[1] for r in rows]
+    served_pages = [a for a in answers if a.startswith("200 ")]  # "?", "#": the page itself
+    assert all(a.startswith("200 <!doctype html>") for a in served_pages), served_pages
+    served = {build_path(urlsplit(e.url).path) for e in shot.network if e.outcome == "served"}
+    assert served == {"index.html"}
+    others = [a for a in answers if not a.startswith(("200 ", "404 not found: "))]
+    assert others == ["refused TypeError: Failed to fetch"], rows  # the file: URL
 
 
 MARK = "RECON_TEST_BROWSER"  # set in the environment chromium inherits, to find its processes

@@ -179,6 +179,91 @@ def test_page_script_sees_no_automation_tells(listener: Listener) -> None:
     assert "HeadlessChrome" not in tells and " Chrome/" in tells
 
 
+# What a page can ask to tell whether it is being captured (README, "Boundaries").
+TELLS = """<!doctype html><meta charset="utf-8"><main></main><script>
+  const show = (name, value) => {
+    const p = document.createElement('p');
+    p.textContent = name + '=' + JSON.stringify(value);
+    document.querySelector('main').append(p);
+  };
+  show('webdriver', navigator.webdriver);
+  show('headless', /headless/i.test(navigator.userAgent + navigator.appVersion));
+  show('plugins', navigator.plugins.length > 0 && navigator.mimeTypes.length > 0);
+  show('chrome', typeof window.chrome);
+  show('now', Date.now());
+  show('date', new Date().toISOString());
+  show('performance', performance.now());
+  show('native clock', /\\[native code\\]/.test(Date.now.toString()));
+  show('languages', navigator.languages);
+  show('timezone', Intl.DateTimeFormat().resolvedOptions().timeZone);
+  const worker = new Worker(URL.createObjectURL(new Blob(
+    ['postMessage([navigator.webdriver, /headless/i.test(navigator.userAgent)])'],
+    {type: 'text/javascript'})));
+  worker.onmessage = (e) => show('worker', e.data);
+</script>"""
+
+HIDDEN = {  # the tells bot walls, analytics and consent banners read: as in a person's browser
+    "webdriver": "false",
+    "headless": "false",
+    "plugins": "true",
+    "chrome": '"object"',
+    "worker": "[null,false]",  # workers: no webdriver property (chromium), no headless UA
+}
+SHOWN = {  # what makes renders repeatable, left visible: the paused clock, pinned locale
+    "now": "1704067200000",
+    "date": '"2024-01-01T00:00:00.000Z"',
+    "performance": "0",
+    "native clock": "false",
+    "languages": '["en-US"]',
+    "timezone": '"UTC"',
+}
+
+
+def tells(shot: Capture) -> dict[str, str]:
+    rows = [str(e["text"]).split("=", 1) for e in shot.dom if e["tag"] == "p"]
+    return {name: value for name, value in rows}
+
+
+def test_the_capture_tells_the_policy_hides_are_hidden_and_the_rest_are_as_stated() -> None:
+    with open_browser() as browser:
+        seen = tells(shoot(browser, TELLS))
+    assert {name: seen.get(name) for name in HIDDEN} == HIDDEN
+    assert {name: seen.get(name) for name in SHOWN} == SHOWN
+
+
+DETECTOR = """<!doctype html><meta charset="utf-8">
+<style>body { margin: 0 } div { width: 320px; height: 120px }</style>
+<div id="box"></div><p id="verdict"></p>
+<script>
+  const captured = Date.now() === 1704067200000 || !/\\[native code\\]/.test(Date.now.toString())
+    || navigator.webdriver || /headless/i.test(navigator.userAgent);
+  document.getElementById('box').style.background = captured ? 'rgb(200, 0, 0)' : 'rgb(0, 0, 200)';
+  document.getElementById('verdict').textContent = captured ? 'captured' : 'a person';
+</script>"""
+
+
+def test_a_page_that_detects_capture_is_treated_alike_as_reference_and_as_candidate(
+    tmp_path: Path,
+) -> None:
+    """The same detecting page, read as a case's reference is (a folder) and as a
+    Candidate's build is (a stored tree): it detects the capture both times, and both
+    captures are the same, pixels and DOM: detection changes what everyone is shown."""
+    from recon.store import Store, put_tree, tree_reader
+
+    folder = tmp_path / "reference"
+    folder.mkdir()
+    (folder / "index.html").write_text(DETECTOR)
+    store = Store(tmp_path / "store")
+    candidate = tree_reader(store, put_tree(store, folder))
+    with open_browser() as browser:
+        as_reference = capture(browser, folder_reader(folder), "/", VIEWPORT)
+        as_candidate = capture(browser, candidate, "/", VIEWPORT)
+    assert "captured" in [e["text"] for e in as_reference.dom]
+    assert as_candidate.dom == as_reference.dom
+    assert as_candidate.full_png == as_reference.full_png
+    assert as_candidate.viewport_png == as_reference.viewport_png
+
+
 SECRET = "RECON-SECRET-NEXT-TO-THE-BUILD"
 
 

@@ -25,6 +25,7 @@ from recon.render.browser import LAUNCH_ARGS, chromium_path, open_browser
 from recon.render.netns import FIX, unshare_prefix
 from recon.render.page import load, open_page
 from recon.render.serve import build_path
+from recon.store import Store, put_tree, tree_reader
 
 pytestmark = [
     pytest.mark.browser,
@@ -248,8 +249,6 @@ def test_a_page_that_detects_capture_is_treated_alike_as_reference_and_as_candid
     """The same detecting page, read as a case's reference is (a folder) and as a
     Candidate's build is (a stored tree): it detects the capture both times, and both
     captures are the same, pixels and DOM: detection changes what everyone is shown."""
-    from recon.store import Store, put_tree, tree_reader
-
     folder = tmp_path / "reference"
     folder.mkdir()
     (folder / "index.html").write_text(DETECTOR)

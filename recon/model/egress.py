@@ -6,7 +6,13 @@ proxy (recon.sandbox.proxy) enforces the same rules.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+
+_NAME = re.compile(r"[a-z0-9_-]+(\.[a-z0-9_-]+)*\Z")
+"""A host name (ASCII labels: an IDN is written in its ``xn--`` form) or an IPv4 address."""
+_V6 = re.compile(r"[0-9a-f]*:[0-9a-f:.]*\Z")
+"""An IPv6 address, as written between brackets."""
 
 
 @dataclass(frozen=True)
@@ -20,7 +26,11 @@ class Rule:
 
 
 def split_authority(text: str, default_port: int) -> tuple[str, int]:
-    """``host``, ``host:port``, ``[v6]`` or ``[v6]:port`` → (lower-case host, port)."""
+    """``host``, ``host:port``, ``[v6]`` or ``[v6]:port`` → (lower-case host, port).
+
+    The host is ASCII letters, digits, ``-`` and ``_`` in dot-separated labels (one trailing
+    dot dropped), or hex digits and colons in brackets: userinfo (``a@b``), percent-encoding,
+    a zone (``%eth0``), non-ASCII look-alikes and empty labels are refused."""
     text = text.strip()
     if text.startswith("["):
         host, sep, rest = text[1:].partition("]")
@@ -34,12 +44,12 @@ def split_authority(text: str, default_port: int) -> tuple[str, int]:
         raise ValueError(f"{text!r}: write an IPv6 address in brackets, e.g. [::1]:443")
     else:
         host, port_text, has_port = text, "", False
-    host = host.lower().rstrip(".")
-    if not host or any(c in host for c in "/@ \t*[]"):
+    host = host.lower().removesuffix(".") if host.isascii() else host
+    if not (_V6 if text.startswith("[") else _NAME).match(host):
         raise ValueError(f"{text!r}: expected a host name or address, optionally with :port")
     if not has_port:
         return host, default_port
-    if not port_text.isdigit() or not 0 < int(port_text) < 65536:
+    if not (port_text.isascii() and port_text.isdigit()) or not 0 < int(port_text) < 65536:
         raise ValueError(f"{text!r}: port must be a number from 1 to 65535")
     return host, int(port_text)
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal, get_args
 
-from pydantic import Discriminator, Field, Tag, field_validator, model_validator
+from pydantic import Discriminator, Field, Tag, ValidationError, field_validator, model_validator
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from recon.model.base import Strict, Versioned, union_tag
 from recon.model.contract import Contract
@@ -271,8 +272,8 @@ class Grading(Versioned):
 
     @field_validator("weights")
     @classmethod
-    def _sum_to_one(cls, value: dict[str, float]) -> dict[str, float]:
-        return summing_to_one(value, 1e-9)
+    def _every_dimension(cls, value: dict[str, float]) -> dict[str, float]:
+        return summing_to_one(written_out(value), 1e-9)
 
     @model_validator(mode="after")
     def _consistent(self) -> Grading:
@@ -293,6 +294,27 @@ class Grading(Versioned):
                 "use ids from regions or fix them"
             )
         return self
+
+
+def written_out(weights: dict[str, float]) -> dict[str, float]:
+    """``weights`` when every dimension has one: a weight of 0 is written out, never assumed
+    (a left-out dimension would silently drop out of the total). Refused at
+    ``weights.<dimension>``, naming the fix."""
+    missing = [name for name in DIMENSIONS if name not in weights]
+    if not missing:
+        return weights
+    problem = "no weight; write `{name}: 0` if it does not count (a weight is never assumed)"
+    raise ValidationError.from_exception_data(
+        "weights",
+        [
+            InitErrorDetails(
+                type=PydanticCustomError("weight_missing", problem, {"name": name}),
+                loc=(name,),
+                input=weights,
+            )
+            for name in missing
+        ],
+    )
 
 
 def checkpoint_key(workflow_id: str, checkpoint_id: str, *, preserved: bool = False) -> str:

@@ -17,6 +17,10 @@ from urllib.parse import unquote, urlsplit
 from playwright.sync_api import Route, WebSocketRoute
 
 ORIGIN = "http://recon.invalid"
+MAX_NAME_BYTES = 255
+"""The longest file name (in UTF-8 bytes) a build can serve: a Linux file system's limit."""
+MAX_PATH_BYTES = 4095
+"""The longest build-relative path a build can serve (Linux ``PATH_MAX``, less its NUL)."""
 
 Reader = Callable[[str], bytes | None]
 
@@ -53,12 +57,12 @@ def serve(read: Reader, log: Log, broken: list[Exception], route: Route) -> None
         return
     path = build_path(parts.path)
     try:
-        body = read(path)
+        body = None if path is None else read(path)
     except Exception as exc:  # a store failure must not pass for a broken page
         broken.append(exc)
         route.abort("failed")
         return
-    if body is None:
+    if path is None or body is None:
         log(NetworkEvent(url, "missing"))
         route.fulfill(status=404, content_type="text/plain", body=f"not found: {parts.path}")
         return
@@ -71,12 +75,36 @@ def refuse_socket(log: Log, ws: WebSocketRoute) -> None:
     ws.close()
 
 
-def build_path(url_path: str) -> str:
-    """URL path -> build-relative path; directories map to their ``index.html``."""
+def build_path(url_path: str) -> str | None:
+    """URL path -> build-relative path; directories map to their ``index.html``.
+
+    The path is percent-decoded once (``%252e`` stays the name ``%2e``), so an encoded
+    slash separates names as a slash does, and a backslash is part of a name. None for a
+    path no build file can have, which is answered as missing without reading anything: a
+    ``..`` that climbs out of the build (however it was encoded), a NUL or other control
+    character, a name over :data:`MAX_NAME_BYTES` or a path over :data:`MAX_PATH_BYTES`.
+    """
     path = unquote(url_path) or "/"
     if path.endswith("/"):
         path += "index.html"
-    return posixpath.normpath(path).lstrip("/")  # normpath of an absolute path drops ".."
+    names: list[str] = []
+    for name in path.split("/"):
+        if name == "..":
+            if not names:
+                return None
+            names.pop()
+        elif name not in ("", "."):
+            names.append(name)
+    found = "/".join(names)
+    return found if names and _fits(found) else None
+
+
+def _fits(path: str) -> bool:
+    """True when ``path`` could name a file of a build on any file system we serve from."""
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in path):
+        return False
+    sizes = [len(name.encode("utf-8", "surrogateescape")) for name in path.split("/")]
+    return sum(sizes) + len(sizes) - 1 <= MAX_PATH_BYTES and max(sizes) <= MAX_NAME_BYTES
 
 
 def _content_type(path: str) -> str:

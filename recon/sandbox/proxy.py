@@ -15,6 +15,13 @@ its URL) is refused and counted (``tunnel.py``). With ``uid``, the socket belong
 uid alone (mode 0600) and the proxy refuses any peer of another uid (``SO_PEERCRED``).
 ``close()`` removes the socket and cuts every live connection: the contract's build step
 runs after it, offline.
+
+What is admitted is decided before any connection, by :func:`admit` (pure). A head that
+two parsers could read differently (a bare CR or LF, whitespace before a header's colon, a
+folded line, control bytes in the target: ``tunnel.head_problem``) is refused, as is a head
+over :data:`MAX_HEAD` bytes or one not complete within :data:`HEAD_TIMEOUT_S` (a client
+sending a byte at a time holds no one else up: each connection is its own task). Every
+refusal is answered and counted.
 """
 
 from __future__ import annotations
@@ -31,12 +38,52 @@ from pathlib import Path
 
 from recon.errors import HarnessError
 from recon.model.egress import Rule, allowed, parse_allow, split_authority
-from recon.sandbox.tunnel import Opening, mismatch, read_opening
+from recon.sandbox.tunnel import Opening, head_problem, mismatch, oneline, read_opening
 
 MAX_HEAD = 64 * 1024
 MAX_EVENTS = 1000
 HEAD_TIMEOUT_S = 30
 CONNECT_TIMEOUT_S = 15
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the proxy does with one request head: connect to ``rule``, or answer ``status``
+    and count a refusal of ``target`` for ``why``."""
+
+    target: str  # as the log names it
+    rule: Rule | None = None  # where to connect, when admitted
+    status: int = 200
+    why: str = ""
+    path: str = ""  # a plain request's path, forwarded in origin form
+
+
+def admit(method: str, target: str, head: bytes, rules: list[Rule]) -> Verdict:
+    """The proxy's decision on a request head, before any connection is made.
+
+    ``CONNECT host:port``, or an absolute ``http://`` URL whose ``Host`` names the same
+    host and port. The authority must be a plain host name or address (no userinfo, no
+    percent-encoding, no non-ASCII look-alike), and it is admitted only when it is exactly on
+    the allow-list after lower-casing and dropping a trailing dot: another spelling of a
+    listed address (``2130706433``, ``0x7f.1``, ``[::ffff:127.0.0.1]``) is another host.
+    """
+    shown = oneline(target.encode("latin-1", "backslashreplace"), 200)
+    authority, path = target, ""
+    if method != "CONNECT":
+        if not target.lower().startswith("http://"):
+            return Verdict(shown, None, 400, "not an absolute http:// URL, nor CONNECT")
+        authority, _, path = target[len("http://") :].partition("/")
+    try:
+        host, port = split_authority(authority, 443 if method == "CONNECT" else 80)
+    except ValueError as err:
+        return Verdict(shown, None, 400, f"bad target: {err}")
+    rule = Rule(host, port)
+    if not allowed(host, port, rules):
+        return Verdict(str(rule), None, 403, "not on the entry's allow-list")
+    why = None if method == "CONNECT" else mismatch(read_opening(head), host, port)
+    if why is not None:
+        return Verdict(str(rule), None, 403, why)
+    return Verdict(str(rule), rule, path=path)
 
 
 @dataclass
@@ -134,33 +181,56 @@ class EgressProxy:
             self._writers.discard(writer)
 
     async def _serve_one(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), HEAD_TIMEOUT_S)
-            method, target, rest = _parse(head)
-        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, TimeoutError):
+        head = await self._head(reader, writer)
+        if head is None:
             return
-        except ValueError:
-            await _reply(writer, 400, "bad request")
+        try:
+            method, target, rest = _parse(head)
+        except ValueError as err:
+            await self._refuse(writer, Verdict("(no target)", None, 400, str(err)))
             return
         peer = _peer_uid(writer)
         if self.uid is not None and peer != self.uid:
             why = f"peer uid {peer} is not the agent's uid {self.uid}"
-            self.log.record(target[:200], "refused", why, self._started)
-            await _reply(writer, 403, f"egress is for the agent only; {why}")
+            shown = oneline(target.encode("latin-1", "backslashreplace"), 200)
+            await self._refuse(writer, Verdict(shown, None, 403, why))
             return
+        verdict = admit(method, target, head, self.rules)
+        if verdict.rule is None:
+            await self._refuse(writer, verdict)
+        elif method == "CONNECT":
+            await self._connect(verdict.rule, writer, reader)
+        else:
+            await self._forward(method, verdict, rest, writer, reader)
+
+    async def _head(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> bytes | None:
+        """The request head, read within HEAD_TIMEOUT_S and MAX_HEAD bytes; a client that
+        sends too much or too slowly is answered, cut off and counted as refused."""
         try:
-            if method == "CONNECT":
-                await self._connect(target, writer, reader)
-            else:
-                await self._forward(method, target, head, rest, writer, reader)
-        except ValueError as err:
-            self.log.record(target[:200], "refused", f"bad target: {err}", self._started)
-            await _reply(writer, 400, "bad proxy target")
+            return await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), HEAD_TIMEOUT_S)
+        except asyncio.IncompleteReadError as err:
+            if err.partial:  # a client that connects and sends nothing asked for nothing
+                why = f"closed after {len(err.partial)} bytes, before the end of its head"
+                self.log.record(oneline(err.partial, 200), "refused", why, self._started)
+            return None
+        except asyncio.LimitOverrunError:
+            why = f"a request head over {MAX_HEAD} bytes"
+            await self._refuse(writer, Verdict("(no target)", None, 431, why))
+        except TimeoutError:
+            why = f"no complete request head within {HEAD_TIMEOUT_S} s"
+            await self._refuse(writer, Verdict("(no target)", None, 408, why))
+        return None
+
+    async def _refuse(self, writer: asyncio.StreamWriter, verdict: Verdict) -> None:
+        self.log.record(verdict.target, "refused", verdict.why, self._started)
+        await _reply(writer, verdict.status, f"egress refused: {verdict.why}")
 
     async def _connect(
-        self, target: str, writer: asyncio.StreamWriter, reader: asyncio.StreamReader
+        self, rule: Rule, writer: asyncio.StreamWriter, reader: asyncio.StreamReader
     ) -> None:
-        host, port = split_authority(target, 443)
+        host, port = rule.host, rule.port
         upstream = await self._open(host, port, writer)
         if upstream is None:
             return
@@ -183,28 +253,18 @@ class EgressProxy:
     async def _forward(
         self,
         method: str,
-        target: str,
-        head: bytes,
+        verdict: Verdict,
         rest: bytes,
         writer: asyncio.StreamWriter,
         reader: asyncio.StreamReader,
     ) -> None:
-        if not target.lower().startswith("http://"):
-            await _reply(writer, 400, "proxy requests need an absolute http:// URL or CONNECT")
-            return
-        authority, _, path = target[len("http://") :].partition("/")
-        host, port = split_authority(authority, 80)
-        why = mismatch(read_opening(head), host, port)
-        if why is not None and allowed(host, port, self.rules):
-            self.log.record(str(Rule(host, port)), "refused", why, self._started)
-            await _reply(writer, 403, f"egress refused: {why}")
-            return
-        upstream = await self._open(host, port, writer)
+        assert verdict.rule is not None
+        upstream = await self._open(verdict.rule.host, verdict.rule.port, writer)
         if upstream is None:
             return
-        self.log.record(str(Rule(host, port)), "allowed", "on the allow-list", self._started)
+        self.log.record(verdict.target, "allowed", "on the allow-list", self._started)
         up_reader, up_writer = upstream
-        up_writer.write(f"{method} /{path} HTTP/1.1\r\n".encode() + rest)
+        up_writer.write(f"{method} /{verdict.path} HTTP/1.1\r\n".encode() + rest)
         await up_writer.drain()
         await _pipe_both(reader, writer, up_reader, up_writer)
 
@@ -212,10 +272,6 @@ class EgressProxy:
         self, host: str, port: int, writer: asyncio.StreamWriter
     ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter] | None:
         target = str(Rule(host, port))
-        if not allowed(host, port, self.rules):
-            self.log.record(target, "refused", "not on the entry's allow-list", self._started)
-            await _reply(writer, 403, f"egress to {target} is not allowed")
-            return None
         try:
             upstream = await asyncio.wait_for(
                 asyncio.open_connection(host, port), CONNECT_TIMEOUT_S
@@ -253,6 +309,11 @@ def _peer_uid(writer: asyncio.StreamWriter) -> int:
 
 
 def _parse(head: bytes) -> tuple[str, str, bytes]:
+    """Method, target and the header lines to forward; ValueError for a head that two
+    parsers could read differently (``tunnel.head_problem``)."""
+    problem = head_problem(head.removesuffix(b"\r\n\r\n"))
+    if problem is not None:
+        raise ValueError(problem)
     line, _, rest = head.partition(b"\r\n")
     method, target, _version = line.decode("latin-1").split(" ", 2)
     headers = [h for h in rest.split(b"\r\n") if h and not h.lower().startswith(b"proxy-")]

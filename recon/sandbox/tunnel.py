@@ -18,7 +18,10 @@ from typing import Literal
 TLS_HANDSHAKE = 0x16
 CLIENT_HELLO = 0x01
 SERVER_NAME_EXT = 0x0000
-_REQUEST_LINE = re.compile(rb"^[A-Z]{1,20} [^\s]+ HTTP/1\.[01]\r\n")
+_REQUEST_LINE = re.compile(rb"^[A-Z]{1,20} [\x21-\x7e]+ HTTP/1\.[01]\r\n")
+_HEADER_LINE = re.compile(rb"^[!#$%&'*+.^_`|~0-9A-Za-z-]+:[\t\x20-\x7e\x80-\xff]*\Z")
+"""``name: value``: the name a token, right before its colon; the value free of control bytes
+(a bare CR or LF among them: a second header an upstream would read but this check would not)."""
 _METHOD_PREFIX = re.compile(rb"^[A-Z]{0,20}( [^\s]*)?( H?T?T?P?/?1?\.?[01]?\r?)?$")
 
 
@@ -131,6 +134,9 @@ def _http(data: bytes) -> Opening:
         return Opening("other", why="no HTTP/1 request line")
     if not sep:
         return Opening("short")
+    problem = head_problem(head)
+    if problem is not None:
+        return Opening("other", why=problem)
     hosts = [
         line.split(b":", 1)[1].decode("latin-1").strip()
         for line in head.split(b"\r\n")[1:]
@@ -141,6 +147,25 @@ def _http(data: bytes) -> Opening:
     if not hosts:
         return Opening("http")
     return _host_header(hosts[0])
+
+
+def head_problem(head: bytes) -> str | None:
+    """What makes an HTTP/1 request head (without its closing blank line) one that two
+    parsers could read differently, or None: a request line with a control byte, space or
+    non-ASCII byte in its target, a header line that is not ``token: value`` (whitespace
+    before the colon, a folded line), or a control byte in a value (a bare CR or LF)."""
+    line, *headers = head.split(b"\r\n")
+    if not _REQUEST_LINE.match(line + b"\r\n"):
+        return f"a malformed request line {oneline(line)}"
+    for header in headers:
+        if not _HEADER_LINE.match(header):
+            return f"a malformed header line {oneline(header)}"
+    return None
+
+
+def oneline(data: bytes, limit: int = 80) -> str:
+    """``data`` quoted for a log line: bounded, control bytes escaped."""
+    return repr(data[:limit])[1:]
 
 
 def _host_header(value: str) -> Opening:

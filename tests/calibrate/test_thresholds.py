@@ -12,9 +12,10 @@ from recon.calibrate.fit import Fitted
 from recon.calibrate.regrade import thresholds_of
 from recon.calibrate.thresholds import GRID, SWEEPS, Trial, best, candidates, search, ties
 from recon.model.calibration import Calibration, FittedThresholds
-from recon.model.grading import THRESHOLDS, Grading, Thresholds
+from recon.model.grading import DIMENSIONS, THRESHOLDS, Grading, Thresholds
 
 N = 400
+ONLY_GLOBAL = {**dict.fromkeys(DIMENSIONS, 0.0), "global_visual": 1.0}
 
 
 def fitted(losses: np.ndarray) -> Fitted:
@@ -43,7 +44,7 @@ def test_thresholds_of_keeps_own_values_and_types() -> None:
     got = thresholds_of(own, {"position_tolerance_px": 48.0, "text_similarity": None})
     assert got.position_tolerance_px == 48 and isinstance(got.position_tolerance_px, int)
     assert got.text_similarity == 0.85 and got.region_pass == 0.8
-    grading = Grading.model_validate({"weights": {"global_visual": 1.0}})
+    grading = Grading.model_validate({"weights": ONLY_GLOBAL})
     calibration = FittedThresholds(region_pass=0.6)
     assert calibration.applied(grading.thresholds).region_pass == 0.6
     assert calibration.applied(grading.thresholds).text_similarity == 0.9
@@ -101,7 +102,7 @@ def test_a_gain_within_one_paired_standard_error_or_the_floor_is_a_tie() -> None
 
 def test_a_calibration_applies_its_weights_and_only_the_thresholds_it_gives() -> None:
     grading = Grading.model_validate(
-        {"weights": {"global_visual": 1.0}, "thresholds": {"position_tolerance_px": 30}}
+        {"weights": ONLY_GLOBAL, "thresholds": {"position_tolerance_px": 30}}
     )
     data = {
         "id": "c",

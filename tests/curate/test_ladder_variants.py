@@ -17,7 +17,7 @@ from recon.curate import ladder
 from recon.curate.ladder import LadderError
 from recon.grade.regional import resolve_regions
 from recon.model import load_yaml
-from recon.model.grading import Grading, Region
+from recon.model.grading import DIMENSIONS, Grading, Region
 from recon.render import Viewport, capture, open_browser
 from tests.conftest import suite_cases
 
@@ -139,7 +139,9 @@ def test_regions_the_ladder_cannot_target_are_refused(browser: Browser) -> None:
     with pytest.raises(LadderError, match="uses syntax a DOM snapshot cannot answer"):
         ladder.resolve_target(browser, page, Region(id="r", selector=".class"))
     with pytest.raises(LadderError, match="no regions"):
-        ladder.target_region(Grading(weights={"global_visual": 1.0}))
+        ladder.target_region(
+            Grading(weights={**dict.fromkeys(DIMENSIONS, 0.0), "global_visual": 1.0})
+        )
     with pytest.raises(ValueError, match="not a PNG"):
         ladder.png_size(b"GIF89a")
 

@@ -9,10 +9,11 @@ import yaml
 
 from recon.errors import ConfigError
 from recon.model import Grading, load_yaml
+from recon.model.grading import DIMENSIONS
 from recon.model.interaction import Locator, Step, rewritten
 
 REPO = Path(__file__).resolve().parents[2]
-WEIGHTS = {"functional": 0.5, "workflow": 0.5}
+WEIGHTS = {**dict.fromkeys(DIMENSIONS, 0.0), "functional": 0.5, "workflow": 0.5}
 
 
 def grading(steps: list[object], tmp_path: Path) -> Path:

@@ -22,6 +22,7 @@ from recon.model import (
     Versioned,
     load_yaml,
 )
+from recon.model.grading import DIMENSIONS
 
 REPO = Path(__file__).resolve().parents[2]
 CASE = REPO / "cases" / "html5-boilerplate"
@@ -207,9 +208,15 @@ def test_unsupported_schema_version_is_reported_before_other_problems(project: P
     assert "unsupported schema_version 2" in message
 
 
+def weighted(**given: float) -> dict[str, float]:
+    """Every dimension's weight written out: ``given``, and 0 for the rest."""
+    return {name: given.get(name, 0.0) for name in DIMENSIONS}
+
+
 def test_grading_weights_must_sum_to_one(project: Path) -> None:
     path = mutate(
-        project / GRADING_REL, lambda d: d.update(weights={"global_visual": 0.7, "functional": 0.2})
+        project / GRADING_REL,
+        lambda d: d.update(weights=weighted(global_visual=0.7, functional=0.2)),
     )
     message = load_error(Grading, path)
     assert message.startswith(f"{GRADING_REL}: weights: ")
@@ -223,6 +230,44 @@ def test_grading_weights_name_known_dimensions(project: Path) -> None:
     )
     message = load_error(Grading, path)
     assert message.startswith(f"{GRADING_REL}: weights.vibes")
+
+
+@pytest.mark.parametrize("left_out", DIMENSIONS)
+def test_a_grading_that_leaves_out_a_weight_is_refused_naming_it(
+    project: Path, left_out: str
+) -> None:
+    """A weight of 0 is written out, never assumed: a left-out dimension would drop out of
+    the total without anyone having decided it."""
+    weights = {name: 1 / 6 for name in DIMENSIONS if name != left_out}  # they sum to 1
+    path = mutate(project / GRADING_REL, lambda d: d.update(weights=weights))
+    message = load_error(Grading, path)
+    assert message == (
+        f"{GRADING_REL}: weights.{left_out}: no weight; write `{left_out}: 0` if it does not "
+        "count (a weight is never assumed)"
+    )
+
+
+def test_a_grading_that_leaves_out_several_weights_names_the_first_and_counts_the_rest(
+    project: Path,
+) -> None:
+    path = mutate(project / GRADING_REL, lambda d: d.update(weights={"global_visual": 1.0}))
+    message = load_error(Grading, path)
+    assert message.startswith(f"{GRADING_REL}: weights.regional_visual: no weight; write ")
+    assert message.endswith("(and 5 more problems)") and "\n" not in message
+
+
+def test_a_weight_of_zero_written_out_loads(project: Path) -> None:
+    path = mutate(project / GRADING_REL, lambda d: d.update(weights=weighted(functional=1.0)))
+    assert load_yaml(Grading, path).weights == weighted(functional=1.0)
+
+
+def test_every_case_writes_out_every_weight() -> None:
+    """The rule holds for the sealed material in the repository (no case relied on a
+    default): each case's grading loads and names all seven dimensions."""
+    paths = sorted(REPO.glob("cases/*/sealed/grading.yaml"))
+    assert len(paths) >= 10
+    for path in paths:
+        assert sorted(load_yaml(Grading, path).weights) == sorted(DIMENSIONS), path
 
 
 def test_formal_protocol_with_native_backend(project: Path) -> None:

@@ -26,7 +26,7 @@ from recon.model import (
     load_yaml,
     read_yaml,
 )
-from recon.model.grading import against_contract
+from recon.model.grading import DIMENSIONS, against_contract
 from recon.model.placeholders import check_template
 from recon.model.values import RelativePath, Route
 from recon.pipeline.project import Project
@@ -214,7 +214,7 @@ def test_grading_names_checked_against_the_contract() -> None:
     check = {"id": "c", "assertions": [{"id": "a", "locator": {"text": "x"}, "expect": "visible"}]}
     grading = Grading.model_validate(
         {
-            "weights": {"functional": 1.0},
+            "weights": {**dict.fromkeys(DIMENSIONS, 0.0), "functional": 1.0},
             "regions": [{"id": "r", "box": [0, 0, 10, 10], "viewport": "mobile"}],
             "workflows": [
                 {

@@ -4,6 +4,7 @@ out reaches nothing on the host, and the capture's network log lists what it tri
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import socket
@@ -12,15 +13,19 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import sync_playwright
 
+from recon.curate.freeze import folder_reader
 from recon.errors import HarnessError
 from recon.render import Capture, NetworkEvent, Viewport, capture
 from recon.render.browser import LAUNCH_ARGS, chromium_path, open_browser
 from recon.render.netns import FIX, unshare_prefix
 from recon.render.page import load, open_page
+from recon.render.serve import build_path
+from recon.store import Store, put_tree, tree_reader
 
 pytestmark = [
     pytest.mark.browser,
@@ -173,6 +178,167 @@ def test_page_script_sees_no_automation_tells(listener: Listener) -> None:
     tells = next(e["text"] for e in shot.dom if e["tag"] == "p")
     assert "webdriver=false" in tells
     assert "HeadlessChrome" not in tells and " Chrome/" in tells
+
+
+# What a page can ask to tell whether it is being captured (README, "Boundaries").
+TELLS = """<!doctype html><meta charset="utf-8"><main></main><script>
+  const show = (name, value) => {
+    const p = document.createElement('p');
+    p.textContent = name + '=' + JSON.stringify(value);
+    document.querySelector('main').append(p);
+  };
+  show('webdriver', navigator.webdriver);
+  show('headless', /headless/i.test(navigator.userAgent + navigator.appVersion));
+  show('plugins', navigator.plugins.length > 0 && navigator.mimeTypes.length > 0);
+  show('chrome', typeof window.chrome);
+  show('now', Date.now());
+  show('date', new Date().toISOString());
+  show('performance', performance.now());
+  show('native clock', /\\[native code\\]/.test(Date.now.toString()));
+  show('languages', navigator.languages);
+  show('timezone', Intl.DateTimeFormat().resolvedOptions().timeZone);
+  const worker = new Worker(URL.createObjectURL(new Blob(
+    ['postMessage([navigator.webdriver, /headless/i.test(navigator.userAgent)])'],
+    {type: 'text/javascript'})));
+  worker.onmessage = (e) => show('worker', e.data);
+</script>"""
+
+HIDDEN = {  # the tells bot walls, analytics and consent banners read: as in a person's browser
+    "webdriver": "false",
+    "headless": "false",
+    "plugins": "true",
+    "chrome": '"object"',
+    "worker": "[null,false]",  # workers: no webdriver property (chromium), no headless UA
+}
+SHOWN = {  # what makes renders repeatable, left visible: the paused clock, pinned locale
+    "now": "1704067200000",
+    "date": '"2024-01-01T00:00:00.000Z"',
+    "performance": "0",
+    "native clock": "false",
+    "languages": '["en-US"]',
+    "timezone": '"UTC"',
+}
+
+
+def tells(shot: Capture) -> dict[str, str]:
+    rows = [str(e["text"]).split("=", 1) for e in shot.dom if e["tag"] == "p"]
+    return {name: value for name, value in rows}
+
+
+def test_the_capture_tells_the_policy_hides_are_hidden_and_the_rest_are_as_stated() -> None:
+    with open_browser() as browser:
+        seen = tells(shoot(browser, TELLS))
+    assert {name: seen.get(name) for name in HIDDEN} == HIDDEN
+    assert {name: seen.get(name) for name in SHOWN} == SHOWN
+
+
+DETECTOR = """<!doctype html><meta charset="utf-8">
+<style>body { margin: 0 } div { width: 320px; height: 120px }</style>
+<div id="box"></div><p id="verdict"></p>
+<script>
+  const captured = Date.now() === 1704067200000 || !/\\[native code\\]/.test(Date.now.toString())
+    || navigator.webdriver || /headless/i.test(navigator.userAgent);
+  document.getElementById('box').style.background = captured ? 'rgb(200, 0, 0)' : 'rgb(0, 0, 200)';
+  document.getElementById('verdict').textContent = captured ? 'captured' : 'a person';
+</script>"""
+
+
+def test_a_page_that_detects_capture_is_treated_alike_as_reference_and_as_candidate(
+    tmp_path: Path,
+) -> None:
+    """The same detecting page, read as a case's reference is (a folder) and as a
+    Candidate's build is (a stored tree): it detects the capture both times, and both
+    captures are the same, pixels and DOM: detection changes what everyone is shown."""
+    folder = tmp_path / "reference"
+    folder.mkdir()
+    (folder / "index.html").write_text(DETECTOR)
+    store = Store(tmp_path / "store")
+    candidate = tree_reader(store, put_tree(store, folder))
+    with open_browser() as browser:
+        as_reference = capture(browser, folder_reader(folder), "/", VIEWPORT)
+        as_candidate = capture(browser, candidate, "/", VIEWPORT)
+    assert "captured" in [e["text"] for e in as_reference.dom]
+    assert as_candidate.dom == as_reference.dom
+    assert as_candidate.full_png == as_reference.full_png
+    assert as_candidate.viewport_png == as_reference.viewport_png
+
+
+SECRET = "RECON-SECRET-NEXT-TO-THE-BUILD"
+
+
+def escapes(secret: Path) -> list[str]:
+    """URLs a page can ask for to read ``secret``, a file beside the build folder."""
+    return [
+        "/../secret.txt",
+        "/..%2fsecret.txt",
+        "/..%2F..%2Fsecret.txt",
+        "/%2e%2e/secret.txt",
+        "/%2e%2e%2fsecret.txt",
+        "/a/..%2f..%2fsecret.txt",
+        "/..\\secret.txt",
+        "/%5c..%5csecret.txt",
+        "/..%5c..%5csecret.txt",
+        "/%252e%252e/secret.txt",
+        "/%252e%252e%252fsecret.txt",
+        "/..;/secret.txt",
+        "/%00",
+        "/index.html%00",
+        "/%2e%2e%00/secret.txt",
+        "/" + "a" * 300,
+        "/" + "a/" * 2100 + "index.html",
+        "http://recon.invalid//secret.txt",
+        "//recon.invalid/../secret.txt",
+        "/%2f%2e%2e%2fsecret.txt",
+        f"http://recon.invalid/{secret}",  # path "//tmp/…": absolute
+        f"/%2f{str(secret).lstrip('/').replace('/', '%2f')}",
+        f"file://{secret}",
+        "/index.html?../../secret.txt",
+        "/index.html#../../secret.txt",
+        "/index.html%3f/../../secret.txt",
+        "/link.txt",
+        "/secret.txt",
+    ]
+
+
+def fetch_all(urls: list[str]) -> str:
+    """A page that fetches every URL and writes what came back into its own paragraph."""
+    return f"""<!doctype html><meta charset="utf-8"><main id="rows"></main>
+<script>
+  const urls = {json.dumps(urls)};
+  const row = (i, text) => {{
+    const p = document.createElement('p');
+    p.textContent = 'row ' + i + ': ' + text;
+    document.getElementById('rows').append(p);
+  }};
+  urls.forEach((url, i) => fetch(url)
+    .then((r) => r.text().then((body) => row(i, r.status + ' ' + body)))
+    .catch((e) => row(i, 'refused ' + e)));
+</script>"""
+
+
+def test_no_request_spelling_serves_a_byte_from_outside_the_build(tmp_path: Path) -> None:
+    """A secret beside the build folder, and a link to it inside: the page asks for it every
+    way it can spell a path, and only the build's own bytes ever come back."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text(SECRET)
+    build = tmp_path / "build"
+    build.mkdir()
+    urls = escapes(secret)
+    (build / "index.html").write_text(fetch_all(urls))
+    (build / "link.txt").symlink_to(secret)
+    with open_browser() as browser:
+        shot = capture(browser, folder_reader(build), "/", VIEWPORT)
+    rows = [e["text"] for e in shot.dom if e["tag"] == "p"]
+    assert shot.failure is None
+    assert sorted(int(r.split(":")[0].split()[1]) for r in rows) == list(range(len(urls)))
+    assert not [r for r in rows if SECRET in r]
+    answers = [r.split(": ", 1)[1] for r in rows]
+    served_pages = [a for a in answers if a.startswith("200 ")]  # "?", "#": the page itself
+    assert all(a.startswith("200 <!doctype html>") for a in served_pages), served_pages
+    served = {build_path(urlsplit(e.url).path) for e in shot.network if e.outcome == "served"}
+    assert served == {"index.html"}
+    others = [a for a in answers if not a.startswith(("200 ", "404 not found: "))]
+    assert others == ["refused TypeError: Failed to fetch"], rows  # the file: URL
 
 
 MARK = "RECON_TEST_BROWSER"  # set in the environment chromium inherits, to find its processes

@@ -11,8 +11,10 @@ from playwright.sync_api import Browser
 
 from recon.grade.workflow import key
 from recon.model.grading import Assertion, Workflow
-from recon.render import CheckResult, Reader, Viewport, run_checks, run_workflow
+from recon.render import CheckResult, Reader, Viewport, capture, run_checks, run_workflow
 from recon.render.browser import chromium_path, open_browser
+from recon.render.page import load, open_page
+from recon.render.snapshot import _DOM_JS
 
 needs_chromium = pytest.mark.skipif(
     not os.access(chromium_path(), os.X_OK), reason=f"no chromium at {chromium_path()}"
@@ -119,6 +121,130 @@ def test_page_overriding_dom_apis_does_not_change_results(browser: Browser) -> N
     hostile_build = reader({"index.html": HOSTILE + PAGE})
     hostile = run_checks(browser, hostile_build, "/", VIEWPORT, CHECKS)
     assert hostile == plain
+
+
+# Overrides, in the page's own world, of every API a probe, a locator or the snapshot could
+# call (prototypes, getters, iterators, builtins): run in an isolated world, none of them
+# reaches the harness.
+EVERYTHING = """<script>
+(() => {
+  const forged = () => 'forged';
+  document.querySelector = () => null;
+  document.querySelectorAll = () => [];
+  for (const proto of [Document.prototype, Element.prototype, DocumentFragment.prototype]) {
+    proto.querySelector = () => null;
+    proto.querySelectorAll = () => [];
+  }
+  Document.prototype.getElementById = () => null;
+  Document.prototype.getElementsByTagName = () => [];
+  Element.prototype.getBoundingClientRect = () => new DOMRect(0, 0, 0, 0);
+  Element.prototype.getClientRects = () => [];
+  Element.prototype.checkVisibility = () => false;
+  Element.prototype.getAttribute = forged;
+  Element.prototype.hasAttribute = () => false;
+  Element.prototype.matches = () => false;
+  Element.prototype.closest = () => null;
+  Node.prototype.contains = () => false;
+  Node.prototype.compareDocumentPosition = () => 0;
+  window.getComputedStyle = () => ({getPropertyValue: forged, color: 'forged'});
+  CSSStyleDeclaration.prototype.getPropertyValue = forged;
+  const getters = [
+    [Node.prototype, 'textContent'], [Node.prototype, 'nodeValue'],
+    [Node.prototype, 'childNodes'], [Node.prototype, 'parentNode'],
+    [Node.prototype, 'nodeType'], [Element.prototype, 'tagName'],
+    [Element.prototype, 'children'], [Element.prototype, 'id'],
+    [HTMLElement.prototype, 'innerText'], [HTMLElement.prototype, 'hidden'],
+    [HTMLInputElement.prototype, 'value'], [Element.prototype, 'shadowRoot'],
+  ];
+  for (const [proto, name] of getters) {
+    Object.defineProperty(proto, name, {get: forged, set() {}, configurable: true});
+  }
+  for (const name of ['scrollX', 'scrollY', 'innerWidth', 'innerHeight', 'devicePixelRatio']) {
+    Object.defineProperty(window, name, {get: () => 12345, configurable: true});
+  }
+  Array.prototype.map = function map() { return ['forged']; };
+  Array.prototype.filter = function filter() { return []; };
+  Array.prototype.some = () => true;
+  Array.prototype.every = () => false;
+  Array.prototype.includes = () => true;
+  Array.prototype.indexOf = () => 0;
+  Array.prototype.join = forged;
+  Array.prototype.push = () => 0;
+  Array.prototype[Symbol.iterator] = function* none() {};
+  NodeList.prototype[Symbol.iterator] = function* none() {};
+  HTMLCollection.prototype[Symbol.iterator] = function* none() {};
+  Array.from = () => [];
+  Array.isArray = () => false;
+  JSON.stringify = () => '"forged"';
+  JSON.parse = () => ({});
+  Object.keys = () => [];
+  Object.entries = () => [];
+  Object.assign = (target) => target;
+  String.prototype.trim = forged;
+  String.prototype.replace = forged;
+  String.prototype.toLowerCase = forged;
+  String.prototype.slice = forged;
+  String.prototype.split = () => [];
+  RegExp.prototype.test = () => true;
+  RegExp.prototype.exec = () => null;
+  Math.round = () => 0;
+  Math.max = () => 0;
+  Number.isFinite = () => false;
+})();
+</script>"""
+
+COUNTER_KEEPING_ITS_OWN = """<!doctype html><meta charset="utf-8">
+<button>Add</button> <output aria-label="count">0</output>
+<script>
+  // The page's own logic keeps what it needs before the overrides below replace it.
+  const out = document.querySelector('output');
+  const show = Object.getOwnPropertyDescriptor(Node.prototype, 'textContent').set;
+  let n = Number(localStorage.getItem('n') || '0');
+  show.call(out, String(n));
+  document.querySelector('button').addEventListener('click', () => {
+    n += 1;
+    show.call(out, String(n));
+    localStorage.setItem('n', String(n));
+  });
+</script>"""
+
+
+@pytest.mark.browser
+@needs_chromium
+def test_a_page_overriding_every_api_a_probe_could_use_changes_no_result(
+    browser: Browser,
+) -> None:
+    """The same page with and without EVERYTHING overridden: the same check results, the
+    same workflow rows, the same DOM snapshot (and the overrides are real: the page's own
+    world sees them)."""
+    plain, hostile = (
+        reader({"index.html": PAGE}),
+        reader({"index.html": PAGE.replace("<style>", EVERYTHING + "<style>")}),
+    )
+    results = run_checks(browser, plain, "/", VIEWPORT, CHECKS)
+    assert {r.id: r.passed for r in results} == EXPECTED
+    assert run_checks(browser, hostile, "/", VIEWPORT, CHECKS) == results
+    shot = capture(browser, plain, "/", VIEWPORT)
+    forged = capture(browser, hostile, "/", VIEWPORT)
+    assert shot.failure is None and forged.failure is None
+    assert forged.dom == shot.dom and len(shot.dom) > 10
+    assert (forged.full_png, forged.viewport_png) == (shot.full_png, shot.viewport_png)
+
+    flow = reader({"index.html": COUNTER_KEEPING_ITS_OWN})
+    flow_forged = reader({"index.html": COUNTER_KEEPING_ITS_OWN + EVERYTHING})
+    kept = run_workflow(browser, flow, FLOW, VIEWPORT)
+    assert passed(kept.rows[key("count", "two", preserved=True)]) == [True]
+    assert run_workflow(browser, flow_forged, FLOW, VIEWPORT).rows == kept.rows
+
+    # The overrides are real: the snapshot script run in the page's own world (a CDP
+    # evaluation without a context id) is fooled, as every probe would be there.
+    with open_page(browser, hostile, VIEWPORT) as session:
+        load(session, "/", 5000)
+        expression = f"({_DOM_JS})(2000)"
+        reply = session.cdp.send(
+            "Runtime.evaluate", {"expression": expression, "returnByValue": True}
+        )
+        assert reply["result"].get("value") != session.world.evaluate(expression)
 
 
 @pytest.mark.browser

@@ -66,6 +66,12 @@ def test_part_of_an_http_head_asks_for_more(data: bytes) -> None:
         b"\x00\x01\x02",
         b"GET / HTTP/1.1\r\nHost: a.example\r\nHost: b.example\r\n\r\n",
         b"GET / HTTP/1.1\r\nHost: a.example:http\r\n\r\n",
+        b"GET / HTTP/1.1\r\nX: y\nHost: b.example\r\n\r\n",  # a bare LF hides a Host
+        b"GET / HTTP/1.1\r\nX: y\rHost: b.example\r\n\r\n",
+        b"GET / HTTP/1.1\r\nHost : b.example\r\n\r\n",  # whitespace before the colon
+        b"GET / HTTP/1.1\r\nX: y\r\n Host: b.example\r\n\r\n",  # a folded line
+        b"GET / HTTP/1.1\r\nHost: a.example\x00b.example\r\n\r\n",
+        b"GET /\x7f HTTP/1.1\r\nHost: a.example\r\n\r\n",
     ],
 )
 def test_anything_else_is_other(data: bytes) -> None:

@@ -16,7 +16,14 @@ from pathlib import Path
 from pydantic import Field, field_validator
 
 from recon.model.base import Strict, Versioned
-from recon.model.grading import Dimension, Grading, Pixels, ThresholdName, Thresholds
+from recon.model.grading import (
+    Dimension,
+    Grading,
+    Pixels,
+    ThresholdName,
+    Thresholds,
+    written_out,
+)
 from recon.model.values import Id, Share, summing_to_one
 
 FOLDER = Path("releases") / "calibrations"
@@ -115,7 +122,9 @@ class Calibration(Versioned):
     @field_validator("weights")
     @classmethod
     def _sum_to_one(cls, value: dict[str, float]) -> dict[str, float]:
-        return summing_to_one(value, 1e-6)  # fitted weights are rounded to 6 decimals
+        # every dimension written out (a left-out one would drop out of every total silently);
+        # fitted weights are rounded to 6 decimals
+        return summing_to_one(written_out(value), 1e-6)
 
     def applied(self, grading: Grading) -> Grading:
         """A case's sealed grading as a release naming this calibration grades with it:

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from recon.errors import ReconError
+from recon.model import Calibration, load_yaml
 from tests.conftest import copy_project, recon
 
 
@@ -21,13 +25,20 @@ def test_missing_and_malformed_calibration_are_one_line_errors(tmp_path: Path) -
     malformed = recon(project, "validate", "--no-render")
     assert malformed.returncode == 2 and "Traceback" not in malformed.stderr
     assert "releases/calibrations/nope.yaml" in malformed.stderr
-    assert "weights must sum to 1" in malformed.stderr or "report" in malformed.stderr
+    assert "weights.regional_visual: no weight" in malformed.stderr, malformed.stderr
 
 
 VALID = """schema_version: 1
 id: nope
 method: m
-weights: {global_visual: 0.5, functional: 0.5}
+weights:
+  global_visual: 0.5
+  regional_visual: 0
+  functional: 0.5
+  responsive: 0
+  workflow: 0
+  preservation: 0
+  policy: 0
 report:
   judgements: 0
   decisive: 0
@@ -64,3 +75,17 @@ def test_a_bad_threshold_in_a_calibration_is_one_error_naming_file_field_and_fix
         lines = done.stderr.strip().splitlines()
         assert len(lines) == 1, done.stderr
         assert "releases/calibrations/nope.yaml: " + message in lines[0], lines[0]
+
+
+def test_a_calibration_that_leaves_out_a_dimension_is_refused_naming_it(tmp_path: Path) -> None:
+    """Applied, a calibration replaces a case's weights whole: a left-out dimension would
+    drop out of every total, so its weight of 0 is written out, never assumed."""
+    path = tmp_path / "nope.yaml"
+    path.write_text(VALID.replace("  workflow: 0\n", ""))
+    with pytest.raises(ReconError) as refused:
+        load_yaml(Calibration, path)
+    message = str(refused.value)
+    assert "weights.workflow: no weight; write `workflow: 0`" in message, message
+    assert len(message.splitlines()) == 1
+    path.write_text(VALID)
+    assert load_yaml(Calibration, path).weights["workflow"] == 0

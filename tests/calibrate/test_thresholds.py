@@ -107,7 +107,7 @@ def test_a_calibration_applies_its_weights_and_only_the_thresholds_it_gives() ->
     data = {
         "id": "c",
         "method": "m",
-        "weights": {"global_visual": 0.5, "functional": 0.5},
+        "weights": {**dict.fromkeys(DIMENSIONS, 0.0), "global_visual": 0.5, "functional": 0.5},
         "thresholds": {"text_similarity": 0.7},
         "report": {
             "judgements": 0,
@@ -123,6 +123,6 @@ def test_a_calibration_applies_its_weights_and_only_the_thresholds_it_gives() ->
         },
     }
     applied = Calibration.model_validate(data).applied(grading)
-    assert applied.weights == {"global_visual": 0.5, "functional": 0.5}
+    assert applied.weights == data["weights"]
     assert applied.thresholds.text_similarity == 0.7
     assert applied.thresholds.position_tolerance_px == 30  # the case's own

@@ -111,9 +111,12 @@ def full_clip(session: Session) -> Clip:
     """The clip of this page's full-page stills; a page larger than the caps is recorded."""
     try:
         with guard(session):
-            width, height = session.world.evaluate(_PAGE_SIZE_JS)
+            size = session.world.evaluate(_PAGE_SIZE_JS)
     except PlaywrightError:
-        return still_clip(MAX_WIDTH, MAX_HEIGHT)  # its screenshot will record what failed
+        size = None  # its screenshot will record what failed
+    if size is None:  # no body yet (playwright measures it when it has one)
+        return still_clip(MAX_WIDTH, MAX_HEIGHT)
+    width, height = size
     note = clip_note(int(width), int(height))
     session.failures.extend([note] if note else [])
     return still_clip(int(width), int(height))
@@ -172,10 +175,10 @@ def _padded(image: Image.Image, width: int, height: int) -> Image.Image:
     return canvas
 
 
-# As playwright measures a full page for its full-page screenshots (0 x 0 before a body).
+# As playwright measures a full page for its full-page screenshots (null before a body).
 _PAGE_SIZE_JS = """(() => {
   const b = document.body, d = document.documentElement;
-  if (!b || !d) return [0, 0];
+  if (!b || !d) return null;
   return [
     Math.max(b.scrollWidth, d.scrollWidth, b.offsetWidth, d.offsetWidth, b.clientWidth,
              d.clientWidth),

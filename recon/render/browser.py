@@ -22,7 +22,7 @@ import signal
 import subprocess
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -129,12 +129,21 @@ def _close(chromium: Chromium) -> None:
     gone already (its pipe closed: it exited) is left alone."""
     if not chromium.browser.is_connected():
         return
-    timer = threading.Timer(CLOSE_LIMIT_S, chromium.kill)
-    timer.start()
     try:
-        chromium.browser.close()
+        with watchdog(CLOSE_LIMIT_S, chromium.kill):
+            chromium.browser.close()
     except PlaywrightError:
         chromium.kill()
+
+
+@contextmanager
+def watchdog(seconds: float, action: Callable[[], None]) -> Iterator[None]:
+    """Run ``action`` (on a daemon thread) if the block is still running ``seconds`` in."""
+    timer = threading.Timer(seconds, action)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
     finally:
         timer.cancel()
 

@@ -37,7 +37,7 @@ from playwright.sync_api import Browser, CDPSession
 from playwright.sync_api import Error as PlaywrightError
 
 from recon.errors import PageError
-from recon.render.browser import Chromium, launch
+from recon.render.browser import Chromium, launch, watchdog
 from recon.render.session import CRASHED
 
 T = TypeVar("T")
@@ -179,14 +179,11 @@ class Worker:
         chromium, cdp = self._chromium, self._cdp
         if chromium is None or cdp is None or not chromium.browser.is_connected():
             return False
-        timer = threading.Timer(HEALTH_LIMIT_S, chromium.kill)
-        timer.start()
         try:
-            cdp.send("Browser.getVersion")
+            with watchdog(HEALTH_LIMIT_S, chromium.kill):
+                cdp.send("Browser.getVersion")
         except PlaywrightError:
             return False
-        finally:
-            timer.cancel()
         return chromium.browser.is_connected()
 
     def _try(self, chromium: Chromium, job: Callable[[Browser], T]) -> tuple[str | None, Any]:
@@ -197,18 +194,15 @@ class Worker:
             overran.set()
             chromium.kill()
 
-        timer = threading.Timer(self.budget_s, kill)
-        timer.start()
         crashed, value = False, None
         try:
-            value = job(chromium.browser)
+            with watchdog(self.budget_s, kill):
+                value = job(chromium.browser)
         except PageError:  # the page's renderer crashed (recon.render.page.open_page)
             crashed = True
         except Exception:
             if self._lost(chromium, overran, crashed=False) is None:
                 raise
-        finally:
-            timer.cancel()
         lost = self._lost(chromium, overran, crashed=crashed)
         return (lost, None) if lost is not None else (None, value)
 

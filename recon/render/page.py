@@ -10,7 +10,9 @@ and a fixed locale, timezone, colour scheme, device scale factor and user agent.
 Nothing the page does can stall the harness: every wait is bounded, and page script
 still running :data:`SCRIPT_LIMIT_S` into a call that has no timeout of its own is
 terminated (:func:`guard`). The page's problems are recorded in ``Session.failures``;
-only the harness's own faults (chromium, the store) raise :class:`HarnessError`.
+only the harness's own faults (chromium, the store) raise :class:`HarnessError`. A page
+whose renderer crashes ends its job at once with :class:`PageError` (``CRASHED``), which
+:mod:`recon.render.pool` retries once on a fresh browser and then leaves to the page.
 """
 
 from __future__ import annotations

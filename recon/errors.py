@@ -27,3 +27,10 @@ class StoreError(ReconError):
 
 class HarnessError(ReconError):
     """The harness itself (browser, engine, filesystem) failed; never a model failure."""
+
+
+class PageError(ReconError):
+    """The page being rendered (a build's own code) crashed or hung chromium, again on a
+    fresh browser: the page's fault, never the harness's. Where the build is a Candidate's,
+    the render cells record it as that build's failed point or check (recon.pipeline.kinds);
+    where it is a case's own page (reference, starter), it fails the cell."""

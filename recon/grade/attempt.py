@@ -320,11 +320,13 @@ def served_images(served: Mapping[str, bytes]) -> dict[str, np.ndarray]:
 
 
 def decode_png(data: bytes) -> np.ndarray | None:
-    """A PNG as an RGB array, or None for an empty/undecodable one."""
+    """A PNG as an RGB array, or None for an empty/undecodable one, or one larger than
+    Pillow's decompression-bomb bound (twice ``Image.MAX_IMAGE_PIXELS``; the renderer's
+    stills are far smaller, recon.render.stills)."""
     if not data:
         return None
     try:
         with Image.open(io.BytesIO(data)) as img:
             return np.asarray(img.convert("RGB"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, Image.DecompressionBombError):
         return None

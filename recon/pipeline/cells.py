@@ -110,7 +110,9 @@ class Runtime:
             return self._locks.setdefault(cell.id, threading.RLock())
 
     def render(self, job: Callable[[Any], T]) -> T:
-        """Run ``job(browser)`` on one of the pool's browsers (started on first use)."""
+        """Run ``job(browser)`` on one of the pool's browsers (started on first use; checked
+        before every job, relaunched when dead or hung). A job whose page broke its browser
+        twice raises :class:`~recon.errors.PageError` (:mod:`recon.render.pool`)."""
         with self._guard:
             if self._pool is None:
                 from recon.render import BrowserPool

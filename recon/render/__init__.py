@@ -4,7 +4,9 @@
 ``capture`` takes deterministic stills of one matrix point (route, viewport, state steps)
 of a build, settled under page time and proven stable a frame apart; ``record_motion``
 steps page time through a transition frame by frame; ``run_checks`` evaluates sealed
-checks (assertions, workflows) from the playwright side.
+checks (assertions, workflows) from the playwright side. ``BrowserPool`` runs such jobs
+on browsers it keeps healthy: a page that crashes or hangs chromium costs only its own job
+(:class:`~recon.errors.PageError`).
 """
 
 from recon.render.browser import CHROMIUM, LAUNCH_ARGS, browser_version, open_browser

@@ -18,10 +18,13 @@ from __future__ import annotations
 
 import functools
 import os
+import signal
 import subprocess
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape
 
@@ -30,9 +33,10 @@ from playwright.sync_api import Browser, sync_playwright
 from playwright.sync_api import Error as PlaywrightError
 
 from recon.errors import HarnessError
-from recon.render.netns import unshare_prefix, write_launcher
+from recon.render.netns import launched_pid, unshare_prefix, write_launcher
 
 CHROMIUM = "/usr/bin/chromium"
+JS_HEAP_MB = 1024
 TOOL_FACTS = ("chromium",)
 """Render cells' keys hold the chromium version (recon.pipeline.codegraph)."""
 LAUNCH_ARGS = [
@@ -54,7 +58,14 @@ LAUNCH_ARGS = [
     "--disable-partial-raster",
     # No `navigator.webdriver`: a page can't tell the harness from a person's browser by it.
     "--disable-blink-features=AutomationControlled",
+    # A page's JavaScript heap is bounded: one that keeps growing crashes its own renderer
+    # (recorded as the page's failure by recon.render.pool) long before the machine's
+    # memory runs out. The launcher's RLIMIT_DATA bounds the rest (recon.render.netns).
+    f"--js-flags=--max-old-space-size={JS_HEAP_MB}",
 ]
+
+
+CLOSE_LIMIT_S = 30.0  # a browser that does not close this long after asked is killed
 
 
 def chromium_path() -> str:
@@ -70,10 +81,30 @@ def _require(path: str) -> str:
     return path
 
 
+@dataclass(frozen=True)
+class Chromium:
+    """A launched browser and its process (the browser process's pid)."""
+
+    browser: Browser
+    pid: int
+
+    def kill(self) -> None:
+        """SIGKILL the browser process (its renderers exit with it); safe from any thread."""
+        with suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGKILL)
+
+
 @contextmanager
 def open_browser() -> Iterator[Browser]:
     """A headless chromium in an empty network namespace, seeing only the pinned fonts,
     closed on exit."""
+    with launch() as chromium:
+        yield chromium.browser
+
+
+@contextmanager
+def launch() -> Iterator[Chromium]:
+    """:func:`open_browser`, with the browser's process (to kill it when it hangs)."""
     path = _require(chromium_path())
     unshare_prefix()  # refused before anything starts where no namespace is permitted
     with tempfile.TemporaryDirectory(prefix="recon-chromium-") as tmp, sync_playwright() as pw:
@@ -86,10 +117,35 @@ def open_browser() -> Iterator[Browser]:
             )
         except PlaywrightError as exc:
             raise HarnessError(f"chromium at {path} failed to launch: {exc.message}") from exc
+        chromium = Chromium(browser, launched_pid(Path(tmp)))
         try:
-            yield browser
+            yield chromium
         finally:
-            browser.close()
+            _close(chromium)
+
+
+def _close(chromium: Chromium) -> None:
+    """Close the browser; one that hangs is killed instead (never blocks). One that is
+    gone already (its pipe closed: it exited) is left alone."""
+    if not chromium.browser.is_connected():
+        return
+    try:
+        with watchdog(CLOSE_LIMIT_S, chromium.kill):
+            chromium.browser.close()
+    except PlaywrightError:
+        chromium.kill()
+
+
+@contextmanager
+def watchdog(seconds: float, action: Callable[[], None]) -> Iterator[None]:
+    """Run ``action`` (on a daemon thread) if the block is still running ``seconds`` in."""
+    timer = threading.Timer(seconds, action)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
 
 
 # --- pinned fonts -------------------------------------------------------------------------

@@ -14,6 +14,16 @@ hands on with ``exec``), so it needs no network either.
 ``unshare --user --map-root-user --net`` makes an unprivileged user namespace first.
 When neither is permitted, rendering stops with a :class:`HarnessError` naming the fix:
 it never falls back to an open network.
+
+The launcher also bounds memory and names the process. Every chromium process (browser,
+renderers, utilities) inherits ``RLIMIT_DATA`` of :data:`DATA_LIMIT_BYTES` (``ulimit -d``):
+since Linux 4.7 it counts private writable mappings, so a page's 4 GB ``ArrayBuffer`` is
+refused (``RangeError``) and a heap that keeps growing crashes its renderer, while V8's
+large ``PROT_NONE`` address-space reservations are not counted. ``RLIMIT_AS`` counts those
+too, and Debian's chromium does not start under any ``RLIMIT_AS`` that would bound a page.
+``sh`` execs ``unshare``, which execs chromium (no ``--fork``), so the pid the launcher
+writes to :data:`PID_FILE` is the browser's own: :mod:`recon.render.pool` kills it when a
+browser hangs or a page runs past its budget.
 """
 
 from __future__ import annotations
@@ -35,6 +45,9 @@ FIX = (
     "`user.max_user_namespaces`; in a container, a seccomp/AppArmor profile that allows "
     "`unshare`)"
 )
+DATA_LIMIT_BYTES = 2 * 1024**3
+"""RLIMIT_DATA of every chromium process: an honest page needs far less."""
+PID_FILE = "chromium.pid"
 
 
 def unshare_prefix() -> tuple[str, ...]:
@@ -67,9 +80,24 @@ def _probe(unshare: str) -> tuple[str, ...]:
 
 def write_launcher(folder: Path, chromium: str) -> Path:
     """An executable in ``folder`` that runs ``chromium`` with its arguments in a new,
-    empty network namespace (playwright launches it in chromium's place)."""
+    empty network namespace, under :data:`DATA_LIMIT_BYTES`, writing its pid to
+    ``folder/PID_FILE`` (playwright launches it in chromium's place)."""
     launcher = folder / "chromium-netns"
     command = shlex.join([*unshare_prefix(), chromium])
-    launcher.write_text(f'#!/bin/sh\nexec {command} "$@"\n')
+    pid_file = shlex.quote(str(folder / PID_FILE))
+    launcher.write_text(
+        "#!/bin/sh\n"
+        f"ulimit -d {DATA_LIMIT_BYTES // 1024} || exit 125\n"
+        f"echo $$ > {pid_file}\n"
+        f'exec {command} "$@"\n'
+    )
     launcher.chmod(0o700)
     return launcher
+
+
+def launched_pid(folder: Path) -> int:
+    """The pid of the chromium the launcher in ``folder`` started."""
+    try:
+        return int((folder / PID_FILE).read_text())
+    except (OSError, ValueError) as exc:
+        raise HarnessError(f"{folder / PID_FILE}: the chromium launcher left no pid") from exc

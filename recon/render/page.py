@@ -10,24 +10,28 @@ and a fixed locale, timezone, colour scheme, device scale factor and user agent.
 Nothing the page does can stall the harness: every wait is bounded, and page script
 still running :data:`SCRIPT_LIMIT_S` into a call that has no timeout of its own is
 terminated (:func:`guard`). The page's problems are recorded in ``Session.failures``;
-only the harness's own faults (chromium, the store) raise :class:`HarnessError`.
+only the harness's own faults (chromium, the store) raise :class:`HarnessError`. A page
+whose renderer crashes ends its job at once with :class:`PageError` (``CRASHED``), which
+:mod:`recon.render.pool` retries once on a fresh browser and then leaves to the page.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from functools import partial
 
 from playwright.sync_api import Browser, ConsoleMessage, Page
 from playwright.sync_api import Error as PlaywrightError
 
-from recon.errors import HarnessError
+from recon.errors import HarnessError, PageError
 from recon.render.serve import ORIGIN, NetworkEvent, Reader, refuse_socket, serve
 from recon.render.session import (
+    CRASHED,
     SCRIPT_LIMIT_S,
     Session,
     Viewport,
@@ -117,12 +121,44 @@ def open_page(
             session.cdp.send("Animation.enable")
             session.cdp.send("Animation.setPlaybackRate", {"playbackRate": 0})
         context.on("page", partial(_close_popup, page))
+        page.on("crash", partial(_on_crash, session))
         page.on("console", partial(_on_console, session.console))
         page.on("pageerror", partial(_on_page_error, session.console))
-        yield session
-        raise_if_broken(session)
+        with _crash_raised(session):
+            yield session
+            raise_if_broken(session)
     finally:
-        context.close()
+        if browser.is_connected():
+            with suppress(PlaywrightError):  # a context whose page crashed may refuse it
+                context.close()
+
+
+@contextmanager
+def _crash_raised(session: Session) -> Iterator[None]:
+    """A crashed renderer ends the page's job as a :class:`PageError`, whatever the job
+    made of the errors it met (a capture records them as failures, nondeterministically)."""
+    try:
+        yield
+    except Exception as exc:
+        if session.crashed:
+            raise PageError(CRASHED) from exc
+        raise
+    if session.crashed:
+        raise PageError(CRASHED)
+
+
+def _on_crash(session: Session, page: Page) -> None:
+    """Mark the session crashed and close its context at once: DevTools commands sent to a
+    crashed page may never be answered, and the job must end now, not at its budget. The
+    sync API cannot be called from its own event handler, so the close is scheduled on its
+    event loop (playwright internals, as in :func:`recon.render.session.guard`; without
+    them the job ends at its budget instead)."""
+    session.crashed = True
+    impl = getattr(page.context, "_impl_obj", None)
+    loop: asyncio.AbstractEventLoop | None = getattr(impl, "_loop", None)
+    if impl is not None and loop is not None:
+        closing = loop.create_task(impl.close(reason=CRASHED))
+        closing.add_done_callback(lambda task: task.cancelled() or task.exception())
 
 
 def user_agent(browser: Browser) -> str:

@@ -25,6 +25,9 @@ from recon.model.viewport import Viewport
 from recon.render.serve import NetworkEvent
 from recon.render.snapshot import IsolatedWorld
 
+CRASHED = "the page crashed its renderer"
+"""A :class:`~recon.errors.PageError`'s reason: chromium reported the page's renderer
+crashed (out of memory under the bounds of recon.render.netns, or a renderer fault)."""
 SCRIPT_LIMIT_S = 3.0
 HARNESS_LIMIT_S = 30.0
 """The guard's limit around the harness's own heavy work: DOM snapshots (the document
@@ -46,6 +49,7 @@ class Session:
     console: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)  # the page's problems, recorded
     broken: list[Exception] = field(default_factory=list)  # ``read`` failures: harness's fault
+    crashed: bool = False  # the page's renderer crashed (chromium's ``crash`` event)
     status: int = 0  # HTTP status of the route's document
     last_request: float = 0.0  # time.monotonic() of the latest request the page made
 

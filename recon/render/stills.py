@@ -7,6 +7,13 @@ is the page's. Different: the page is settled again and the pair retaken, up to
 :data:`TRIES` pairs. A page that still differs is recorded as unstable, with the number of
 pixels that differed in the last pair, instead of passing one arbitrary frame off as the
 page's look.
+
+A full-page still is clipped to :data:`MAX_WIDTH` x :data:`MAX_HEIGHT` CSS pixels and at
+most :data:`MAX_PIXELS` pixels (:func:`still_clip`), from the page's top left corner. A
+page larger than that (one 10^6 px tall made chromium spend minutes and then crash) is
+recorded as a failure naming both sizes (:func:`clip_note`): the still shows only part of
+the point, so nothing is graded from it. The page's size is read once per capture, in the
+harness's isolated world, as playwright measures a full page.
 """
 
 from __future__ import annotations
@@ -23,6 +30,27 @@ from recon.render.settle import frame_apart, settle
 TRIES = 3  # pairs of stills, a frame apart, before a page is called unstable
 SHOT_TIMEOUT_MS = 30_000
 SHOT_LIMIT_S = 15.0  # page script running this far into a screenshot is terminated
+MAX_WIDTH = 4096  # the widest viewport a contract may name (recon.model.viewport)
+MAX_HEIGHT = 32_768
+MAX_PIXELS = 2**25  # 1440 x 23,301; a 32-bit bitmap of 128 MiB
+Clip = tuple[int, int]  # width, height from the page's top left corner
+
+
+def still_clip(width: int, height: int) -> Clip:
+    """The part of a ``width`` x ``height`` page a full-page still shows."""
+    shown = max(1, min(width, MAX_WIDTH))
+    return shown, max(1, min(height, MAX_HEIGHT, MAX_PIXELS // shown))
+
+
+def clip_note(width: int, height: int) -> str | None:
+    """The failure a clipped full-page still records, or None when it shows the page."""
+    clip = still_clip(width, height)
+    if clip == (width, height):
+        return None
+    return (
+        f"full-page still clipped to {clip[0]}x{clip[1]} px of the page's {width}x{height} px "
+        f"(at most {MAX_WIDTH} px wide, {MAX_HEIGHT} px tall, {MAX_PIXELS} pixels)"
+    )
 
 
 @dataclass(frozen=True)
@@ -53,45 +81,64 @@ def stable_stills(session: Session) -> tuple[bytes, bytes, Stability]:
 
     When chromium cannot take a full-page still at all (recorded as a failure), there is
     nothing to prove: the stills are returned as they are, with ``pairs`` 0."""
-    full = shot(session, full_page=True)
-    shown = still(session, full_page=False)
+    clip = full_clip(session)
+    full = shot(session, full=clip)
+    shown = still(session)
     pairs = 0
     while full is not None:
         pairs += 1
         frame_apart(session)
-        again = shot(session, full_page=True)
+        again = shot(session, full=clip)
         if again is None:
             break
         if again == full:
             return full, shown, Stability(True, pairs, 0, png_size(full))
         if pairs >= TRIES:
             count, size = differing_pixels(full, again)
-            return again, still(session, full_page=False), Stability(False, pairs, count, size)
+            return again, still(session), Stability(False, pairs, count, size)
         settle(session)
-        full, shown = shot(session, full_page=True), still(session, full_page=False)
+        full, shown = shot(session, full=clip), still(session)
     return full or blank_png(session.viewport), shown, Stability(True, 0)
 
 
 def unproven_stills(session: Session) -> tuple[bytes, bytes, Stability]:
     """The two stills taken once each, stability unknown (``pairs`` 0)."""
-    full = still(session, full_page=True)
-    return full, still(session, full_page=False), Stability(True, 0, 0, png_size(full))
+    full = still(session, full=full_clip(session))
+    return full, still(session), Stability(True, 0, 0, png_size(full))
 
 
-def still(session: Session, *, full_page: bool) -> bytes:
+def full_clip(session: Session) -> Clip:
+    """The clip of this page's full-page stills; a page larger than the caps is recorded."""
+    try:
+        with guard(session):
+            size = session.world.evaluate(_PAGE_SIZE_JS)
+    except PlaywrightError:
+        size = None  # its screenshot will record what failed
+    if size is None:  # no body yet (playwright measures it when it has one)
+        return still_clip(MAX_WIDTH, MAX_HEIGHT)
+    width, height = size
+    note = clip_note(int(width), int(height))
+    session.failures.extend([note] if note else [])
+    return still_clip(int(width), int(height))
+
+
+def still(session: Session, *, full: Clip | None = None) -> bytes:
     """A screenshot; a blank one (and a recorded failure) if chromium cannot take it."""
-    png = shot(session, full_page=full_page)
+    png = shot(session, full=full)
     return png if png is not None else blank_png(session.viewport)
 
 
-def shot(session: Session, *, full_page: bool) -> bytes | None:
-    """A screenshot, or None (and a recorded failure) if chromium cannot take it."""
+def shot(session: Session, *, full: Clip | None = None) -> bytes | None:
+    """A screenshot, the full page within the ``full`` clip or else the viewport; None (and
+    a recorded failure) if chromium cannot take it."""
     error = ""
+    clip = None if full is None else {"x": 0, "y": 0, "width": full[0], "height": full[1]}
     for _ in range(2):  # a script terminated by the guard fails the first try
         try:
             with guard(session, SHOT_LIMIT_S):
                 return session.page.screenshot(
-                    full_page=full_page,
+                    full_page=full is not None,
+                    clip=clip,  # type: ignore[arg-type]
                     animations="disabled",
                     caret="hide",
                     timeout=SHOT_TIMEOUT_MS,
@@ -126,3 +173,16 @@ def _padded(image: Image.Image, width: int, height: int) -> Image.Image:
     canvas = Image.new("RGB", (width, height), "white")
     canvas.paste(image, (0, 0))
     return canvas
+
+
+# As playwright measures a full page for its full-page screenshots (null before a body).
+_PAGE_SIZE_JS = """(() => {
+  const b = document.body, d = document.documentElement;
+  if (!b || !d) return null;
+  return [
+    Math.max(b.scrollWidth, d.scrollWidth, b.offsetWidth, d.offsetWidth, b.clientWidth,
+             d.clientWidth),
+    Math.max(b.scrollHeight, d.scrollHeight, b.offsetHeight, d.offsetHeight, b.clientHeight,
+             d.clientHeight),
+  ];
+})()"""

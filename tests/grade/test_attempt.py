@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import struct
+import zlib
 from typing import Any
 
 import numpy as np
 import pytest
 
-from recon.grade.attempt import Build, Probed, View, grade
+from recon.grade.attempt import Build, Probed, View, decode_png, grade
 from recon.grade.workflow import key
 from recon.model.grading import Grading
 from tests.grade.synthetic import WIDTH, draw, landing, recoloured, without
@@ -176,3 +178,17 @@ def test_regions_resolve_on_the_contracts_first_route_not_the_alphabetically_fir
     swapped = grade(GRADING, two_routes(about, home), reference, reference,
                     first_viewport="desktop", evidence={}, served={})  # fmt: skip
     assert swapped["dimensions"]["regional_visual"] < 1.0
+
+
+def test_a_png_past_the_decompression_bomb_bound_decodes_to_no_image() -> None:
+    """A still declaring 10^5 x 10^5 pixels is an undecodable one (the point fails), not an
+    exception out of the grade cell; the renderer's stills are far smaller."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (
+            struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        )
+
+    header = struct.pack(">IIBBBBB", 100_000, 100_000, 8, 2, 0, 0, 0)
+    bomb = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IEND", b"")
+    assert decode_png(bomb) is None

@@ -1,4 +1,5 @@
-"""Hostile pages: deterministic anyway, can't fake the DOM snapshot, can't stall a capture."""
+"""Hostile pages: deterministic anyway, can't fake the DOM snapshot, can't stall a capture,
+can't cost a later capture its browser (a 10^6 px page, a 4 GB allocation)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from recon.render.browser import FONT_DIR, chromium_path, open_browser
 from recon.render.page import load, open_page
 from recon.render.session import SCRIPT_LIMIT_S
 from recon.render.snapshot import _DOM_JS
+from recon.render.stills import MAX_HEIGHT, MAX_PIXELS, MAX_WIDTH, png_size
 
 pytestmark = [
     pytest.mark.browser,
@@ -168,3 +170,52 @@ def test_a_step_whose_handler_never_returns_is_bounded_and_recorded(browser: Bro
     assert shot.failure.startswith("steps[")
     assert "page script ran past" in shot.failure
     assert any(e["text"] == "still here" for e in shot.dom)  # the page is usable again
+
+
+# --- pages that would cost other pages their browser (issue 27) -------------------------
+
+TALL = 1_000_000
+HUGE = {
+    # Stripes: chromium rasterises every tile of a 10^6 px page (uncapped, it crashed).
+    "tall": f"<style>body {{ margin: 0 }}</style><div style='height: {TALL}px; background: "
+    "repeating-linear-gradient(#c33 0 10px, #33c 10px 20px)'>tall</div>",
+    "wide": f"<style>body {{ margin: 0 }}</style><div style='width: {TALL}px; height: 200px; "
+    "background: repeating-linear-gradient(90deg, #c33 0 10px, #33c 10px 20px)'>wide</div>",
+}
+
+
+@pytest.mark.parametrize("name", sorted(HUGE))
+def test_a_huge_page_is_clipped_recorded_and_leaves_the_browser_working(
+    browser: Browser, name: str
+) -> None:
+    files: dict[str, str | bytes] = {"index.html": HUGE[name], "plain.html": PLAIN}
+    shot = capture(browser, reader(files), "/", VIEWPORT)
+    width, height = png_size(shot.full_png)
+    assert (width, height) == (
+        (VIEWPORT.width, MAX_HEIGHT) if name == "tall" else (MAX_WIDTH, VIEWPORT.height)
+    )
+    page = f"640x{TALL}" if name == "tall" else f"{TALL}x480"
+    assert shot.failure == (
+        f"full-page still clipped to {width}x{height} px of the page's {page} px "
+        f"(at most {MAX_WIDTH} px wide, {MAX_HEIGHT} px tall, {MAX_PIXELS} pixels)"
+    )
+    assert shot.stability.stable and shot.timings["settled"] == 1.0
+    assert browser.is_connected()
+    after = capture(browser, reader(files), "/plain.html", VIEWPORT)
+    assert after.failure is None and after.dom[2]["text"] == "Hello"
+
+
+ALLOCATE_4GB = """<p id="r">start</p><script>
+  try {
+    const a = new Uint8Array(4 * 1024 ** 3); a.fill(1);
+    document.getElementById('r').textContent = 'allocated ' + a.length;
+  } catch (e) { document.getElementById('r').textContent = 'refused: ' + e.name }
+</script>"""
+
+
+def test_a_4gb_allocation_is_refused_and_the_next_capture_is_fine(browser: Browser) -> None:
+    files: dict[str, str | bytes] = {"index.html": ALLOCATE_4GB, "plain.html": PLAIN}
+    shot = capture(browser, reader(files), "/", VIEWPORT)
+    assert any(e["text"] == "refused: RangeError" for e in shot.dom), shot.dom
+    after = capture(browser, reader(files), "/plain.html", VIEWPORT)
+    assert after.failure is None and after.dom[2]["text"] == "Hello"

@@ -1,0 +1,73 @@
+"""Must-show of issue 27, rendering: hostile pages built in one native release with two
+honest entries cost only their own points. The build exits 0, and the honest entries'
+grade tables are byte-identical to those of a build without the hostile entries."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from recon.curate.ladder import read_tree
+from recon.render.pool import page_failure
+from recon.render.session import CRASHED
+from tests.conftest import copy_project, doit
+from tests.pipeline.scripted import copy_entry, grade_table, write_release
+
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
+
+CASE = "html5-boilerplate"  # one route, three viewports, no workflow: the cheapest case
+RELEASE = "hostile-pages"
+HOSTILE = {
+    # Uncapped, chromium rasterised it for minutes, then the shared browser was gone.
+    "hostile-tall": "<div style='height: 1000000px; background: "
+    "repeating-linear-gradient(#c33 0 10px, #33c 10px 20px)'>tall</div>",
+    "hostile-loop": "<p>before</p><script>while (true) {}</script><p>after</p>",
+    "hostile-4gb": "<p id='r'>start</p><script>const a = new Uint8Array(4 * 1024 ** 3); "
+    "a.fill(1); document.getElementById('r').textContent = a.length</script>",
+    "hostile-heap": "<p>heap</p><script>const k = []; for (;;) k.push(new Array(1e6).fill(1))"
+    "</script>",
+}
+
+
+def build(project: Path, hostile: bool) -> list[str]:
+    """Write the entries and the release, build it; the honest entries' ids."""
+    answers = project / "entries" / "scripted" / "answers" / CASE
+    honest = [
+        copy_entry(
+            project,
+            "honest-reference",
+            read_tree(project / "cases" / CASE / "sealed" / "reference"),
+        ),
+        copy_entry(project, "honest-flawed", read_tree(answers / "flawed")),
+    ]
+    pages = HOSTILE if hostile else {}
+    extra = [copy_entry(project, e, {"index.html": p.encode()}) for e, p in pages.items()]
+    write_release(project, RELEASE, CASE, honest + extra)
+    doit(project, f"release:{RELEASE}")  # raises unless doit exits 0
+    return honest
+
+
+def grade_digest(project: Path, entry: str) -> str:
+    pointer = project / "store" / "cells" / "grade" / f"{RELEASE}.{entry}.{CASE}.0.json"
+    return str(json.loads(pointer.read_text())["outputs"]["grade"]["digest"])
+
+
+def test_hostile_pages_cost_only_their_own_points(tmp_path: Path) -> None:
+    alone = copy_project(tmp_path / "alone")
+    honest = build(alone, hostile=False)
+    together = copy_project(tmp_path / "together")
+    assert build(together, hostile=True) == honest
+    for entry in honest:
+        assert grade_digest(together, entry) == grade_digest(alone, entry), entry
+    assert grade_table(together, RELEASE, "honest-reference", CASE)["total"] == 1.0
+
+    tables = {entry: grade_table(together, RELEASE, entry, CASE) for entry in HOSTILE}
+    points = tables["hostile-tall"]["captures"]
+    assert points and all("full-page still clipped to" in f for f in points.values()), points
+    crashed = tables["hostile-heap"]["captures"]
+    assert set(crashed.values()) == {page_failure(CRASHED)}, crashed
+    assert "page script ran past" in " ".join(tables["hostile-loop"]["captures"].values())
+    release = json.loads((together / "releases" / RELEASE / "release.json").read_text())
+    assert {e["entry"] for e in release["entries"]} == set(honest) | set(HOSTILE)

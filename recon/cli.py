@@ -118,10 +118,15 @@ def cmd_store_gc(args: argparse.Namespace) -> int:
 def cmd_diff(args: argparse.Namespace) -> int:
     from recon.release.diff import diff, load_side
     from recon.release.diff_report import render_table, to_json
+    from recon.release.sides import stale_note
 
     root = Path(args.root)
     a = load_side(args.a, root)
     b = load_side(args.b, root)
+    for side in (args.a, args.b):
+        note = stale_note(side, root)
+        if note is not None:
+            print(f"recon: {note}", file=sys.stderr)
     result = diff(a[0], a[1], b[0], b[1], tolerance=args.tolerance)
     if args.json:
         print(json.dumps(to_json(result), indent=2, sort_keys=True))

@@ -40,6 +40,7 @@ from recon.model.result import (
     Uncertainty,
     Withdrawn,
 )
+from recon.model.stale import FailedCell, StaleMark
 from recon.model.values import Id, RelativePath, Route
 from recon.model.withdrawal import Active, Sidecar, Withdrawals
 
@@ -67,6 +68,7 @@ SCHEMAS: dict[str, type[Versioned]] = {
     "preference": Judgement,
     "page-judgement": PageJudgement,
     "pair-key": PairKey,
+    "stale-mark": StaleMark,
 }
 
 __all__ = [
@@ -96,6 +98,7 @@ __all__ = [
     "EntryRecord",
     "EntryResult",
     "Estimate",
+    "FailedCell",
     "Grading",
     "Id",
     "Judgement",
@@ -124,6 +127,7 @@ __all__ = [
     "Runs",
     "Sandbox",
     "Sidecar",
+    "StaleMark",
     "State",
     "Strict",
     "Trace",

@@ -71,6 +71,10 @@ def requested(argv: Sequence[str], releases: Collection[str]) -> set[str]:
     return ids
 
 
+def stamp_path(store_root: Path, release: str) -> Path:
+    return store_root / "state" / "stamps" / f"{release}.json"
+
+
 class ReleaseStamp:
     """The stamp of one release: ``store/state/stamps/<release>.json``."""
 

@@ -1,0 +1,103 @@
+"""Publishing (issue 27): a failed build never leaves old numbers looking current, and a
+build killed while it publishes never leaves a half-written release."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from recon.model import FailedCell, StaleMark
+from recon.pipeline.publish import clear_leftovers, mark_stale
+from recon.site.stale import START, mark_page, unmark_page
+from tests.conftest import doit, published, recon, tiny_project
+
+PAGE = b"<!doctype html>\n<html><head><title>x</title></head>\n<body class='a'>\n<p>1.0</p>\n"
+
+
+def _mark(*cells: str) -> StaleMark:
+    failed = [FailedCell(cell=c, error=f"{c}: it <broke> & stopped") for c in cells]
+    return StaleMark(release="demo", at="2026-01-01T00:00:00Z", failed=failed)
+
+
+def test_the_banner_names_the_failed_cells_escaped_and_is_replaced_not_stacked() -> None:
+    once = mark_page(PAGE, _mark("grade:a.b.0"))
+    assert once.count(START) == 1 and b"grade:a.b.0" in once
+    assert b"it &lt;broke&gt; &amp; stopped" in once and b"<broke>" not in once
+    assert once.index(START) > once.index(b"<body class='a'>")
+    twice = mark_page(once, _mark("probe:c"))
+    assert twice.count(START) == 1 and b"probe:c" in twice and b"grade:a.b.0" not in twice
+    assert unmark_page(twice) == PAGE
+
+
+def test_marking_keeps_the_release_files_and_bans_every_page(tmp_path: Path) -> None:
+    out = tmp_path / "releases" / "demo"
+    (out / "site" / "runs").mkdir(parents=True)
+    (out / "release.json").write_text('{"a": 1}\n')
+    (out / "site" / "index.html").write_bytes(PAGE)
+    (out / "site" / "runs" / "r.html").write_bytes(PAGE)
+    (out / "site" / "runs" / "r.html").chmod(0o444)
+    (out / "site" / "style.css").write_bytes(b"body{}")
+    mark_stale(tmp_path, "demo", _mark("grade:a.b.0").failed)
+    assert (out / "release.json").read_text() == '{"a": 1}\n'
+    assert (out / "site" / "style.css").read_bytes() == b"body{}"
+    for page in ("index.html", "runs/r.html"):
+        assert START in (out / "site" / page).read_bytes()
+    saved = json.loads((out / "stale.json").read_text())
+    assert saved["failed"][0]["cell"] == "grade:a.b.0" and saved["release"] == "demo"
+    assert not [p for p in tmp_path.joinpath("releases").iterdir() if p.name.startswith(".")]
+
+
+def test_leftovers_of_a_dead_build_are_removed_a_live_ones_kept(tmp_path: Path) -> None:
+    dead = tmp_path / ".demo.staging-999999999-abc"
+    live = tmp_path / f".demo.staging-{__import__('os').getpid()}-abc"
+    other = tmp_path / ".suite.staging-999999999-abc"
+    for folder in (dead, live, other):
+        folder.mkdir()
+    assert clear_leftovers(tmp_path, "demo") == [dead]
+    assert live.is_dir() and other.is_dir()
+
+
+def _pages(folder: Path) -> list[Path]:
+    return sorted((folder / "site").rglob("*.html"))
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_a_failed_build_marks_every_page_stale_until_a_build_succeeds(tmp_path: Path) -> None:
+    project = tiny_project(tmp_path / "p")
+    out = project / "releases" / "tiny"
+    doit(project, "release:tiny")
+    before = published(out)
+    reference = project / "cases/html5-boilerplate/sealed/reference/index.html"
+    aside = tmp_path / "index.html"
+    shutil.move(reference, aside)  # the grade cell now raises a HarnessError
+
+    failed = doit(project, "release:tiny", check=False)
+    assert failed.code != 0
+    mark = json.loads((out / "stale.json").read_text())
+    cell = "grade:tiny-native.scripted-faithful.html5-boilerplate.0"
+    assert [f["cell"] for f in mark["failed"]] == [cell], mark
+    assert "matches nothing in the reference" in mark["failed"][0]["error"]
+    pages = _pages(out)
+    assert len(pages) >= 4
+    for page in pages:
+        text = page.read_text()
+        assert text.count("<!-- recon:stale -->") == 1 and cell in text, page
+        assert "Stale: these numbers are not current." in text, page
+    for name in ("release.json", "manifest.json", "runs.json"):
+        assert (out / name).read_bytes() == before[name]  # the stale mark is never in them
+    status = recon(project, "status", "tiny")
+    assert status.returncode == 0 and "STALE" in status.stdout and cell in status.stdout
+    shown = json.loads(recon(project, "status", "tiny", "--json").stdout)
+    assert shown["stale"]["failed"][0]["cell"] == cell
+    compared = recon(project, "diff", "tiny", "tiny")
+    assert compared.returncode == 0 and "STALE" in compared.stderr and cell in compared.stderr
+
+    shutil.move(aside, reference)  # fixed: the same inputs as the first build
+    fixed = doit(project, "release:tiny")
+    assert fixed.executed["release"] == 1, fixed.stdout  # republished though nothing moved
+    assert published(out) == before  # byte for byte the first build's release
+    assert "STALE" not in recon(project, "status", "tiny").stdout

@@ -38,7 +38,7 @@ from recon.pipeline.project import Project
 from recon.pipeline.setupcache import Scan, SetupCache, tree_paths
 from recon.pipeline.stamp import ReleaseStamp, plain_run, positional, stamp_path
 from recon.pipeline.view import ProgressReporter, choose_view
-from recon.store import StatCache
+from recon.store import StatCache, StoreGuard
 
 if TYPE_CHECKING:
     from recon.pipeline.tasks import Pipeline
@@ -49,8 +49,21 @@ Creators = dict[str, Callable[[], Iterator[dict[str, Any]]]]
 
 def open_pipeline(root: Path, **doit_vars: str | None) -> Pipeline | NoopPipeline:
     """dodo.py's pipeline: a :class:`NoopPipeline` when the cached plan and the stamps of
-    the releases this run builds hold, else the whole ``Pipeline`` (caching its plan)."""
+    the releases this run builds hold, else the whole ``Pipeline`` (caching its plan).
+    Either holds the store shared (:class:`~recon.store.StoreGuard`) while the build runs,
+    so no ``recon store gc`` removes what it writes before its pointers name it."""
     project = Project.open(root)
+    guard = StoreGuard(project.store_root)  # held until the build's process ends
+    guard.share(lambda: sys.stderr.write(f"[recon] waiting for `recon store gc` to end "
+                                         f"({guard.path})\n"))  # fmt: skip
+    found = _open(project, root, doit_vars)
+    found.guard = guard
+    return found
+
+
+def _open(
+    project: Project, root: Path, doit_vars: Mapping[str, str | None]
+) -> Pipeline | NoopPipeline:
     cache = SetupCache(project.store_root / "state" / "setup" / "noop.json",
                        setup_facts(project, doit_vars))  # fmt: skip
     plan = cache.load()
@@ -145,6 +158,7 @@ class NoopPipeline:
         self.doit_vars = dict(doit_vars)
         self.stat = StatCache(project.store_root / "state" / "stat.sqlite")
         self._full: Pipeline | None = None
+        self.guard: StoreGuard | None = None  # the build's shared hold on the store
 
     @classmethod
     def if_nothing_moved(

@@ -25,7 +25,8 @@ from recon.pipeline.publish import FILES, STALE, mark_stale, publish
 from recon.pipeline.stamp import ReleaseStamp, plain_run, project_files, requested, stamp_path
 from recon.pipeline.view import ProgressReporter, choose_view
 from recon.release import lock
-from recon.store import digest_json
+from recon.store import StoreGuard, digest_json
+from recon.store.disk import space_for
 
 BROWSER_KINDS = ("oracle", "capture", "probe")
 
@@ -55,6 +56,7 @@ class Pipeline:
         self.refused: dict[str, str] = {}  # release id -> why it is not built
         self.regrading: set[str] = set()
         self.lazy = False  # the cells' task creators are doit's delayed ones (stamps hold)
+        self.guard: StoreGuard | None = None  # a doit build's shared hold on the store
         for rid in sorted(project.releases):
             self._check_lock(rid, rid in regrade)
         self.roots = {
@@ -247,7 +249,8 @@ class Pipeline:
 
     def _run(self, cell: Cell) -> TaskFailed | None:
         try:
-            run_cell(self.rt, cell)
+            with space_for(self.project.store_root):
+                run_cell(self.rt, cell)
         except ReconError as err:
             return TaskFailed(f"{cell.id}: {err}")
         return None
@@ -270,7 +273,8 @@ class Pipeline:
         """Write releases/<id>/ (release JSON, manifest, runs, site), verified and atomic;
         then, for a re-grade, the new manifest version into the lock."""
         try:
-            publish(self.rt, rid, root, self.project.root / "releases" / rid)
+            with space_for(self.project.root / "releases"):
+                publish(self.rt, rid, root, self.project.root / "releases" / rid)
             if rid in self.regrading:
                 self._relock(rid, root)
         except ReconError as err:

@@ -11,9 +11,12 @@ from __future__ import annotations
 import atexit
 import os
 import sqlite3
+import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
+from recon.store.disk import DiskFull, space_for
 from recon.store.objects import hash_file
 
 RACY_NS = 1_000_000_000  # wider than any filesystem timestamp tick we run on
@@ -84,16 +87,25 @@ class StatCache:
         return self._rows
 
     def flush(self) -> None:
+        """Persist the new entries. On a full disk they are dropped with one line said: the
+        cache only saves rehashing, so losing entries costs work, never skips it."""
         if not self._dirty or self.db_path is None:
             return
         rows = [(p, *k, d, int(r)) for p, (k, d, r) in self._dirty.items()]
+        try:
+            with space_for(self.db_path):
+                self._write(rows)
+        except DiskFull as err:
+            sys.stderr.write(f"[recon] stat cache not saved ({err}); files are hashed again\n")
+        self._dirty.clear()
+
+    def _write(self, rows: Sequence[tuple[object, ...]]) -> None:
         db = self._connect()
         try:
             with db:
                 db.executemany("INSERT OR REPLACE INTO stat VALUES (?,?,?,?,?,?,?,?)", rows)
         finally:
             db.close()
-        self._dirty.clear()
 
     def _connect(self) -> sqlite3.Connection:
         assert self.db_path is not None

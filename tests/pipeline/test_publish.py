@@ -4,7 +4,12 @@ build killed while it publishes never leaves a half-written release."""
 from __future__ import annotations
 
 import json
+import random
 import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -12,7 +17,7 @@ import pytest
 from recon.model import FailedCell, StaleMark
 from recon.pipeline.publish import clear_leftovers, mark_stale
 from recon.site.stale import START, mark_page, unmark_page
-from tests.conftest import doit, published, recon, tiny_project
+from tests.conftest import doit, doit_env, published, recon, tiny_project
 
 PAGE = b"<!doctype html>\n<html><head><title>x</title></head>\n<body class='a'>\n<p>1.0</p>\n"
 
@@ -101,3 +106,42 @@ def test_a_failed_build_marks_every_page_stale_until_a_build_succeeds(tmp_path: 
     assert fixed.executed["release"] == 1, fixed.stdout  # republished though nothing moved
     assert published(out) == before  # byte for byte the first build's release
     assert "STALE" not in recon(project, "status", "tiny").stdout
+
+
+def _staging(project: Path, pid: int) -> bool:
+    mine = f".tiny.staging-{pid}-"
+    return any(p.name.startswith(mine) for p in (project / "releases").iterdir())
+
+
+def _publish_then_kill(project: Path, delay: float) -> int:
+    """Start a build whose only work is to publish again, SIGKILL it ``delay`` seconds
+    after its staging folder appears; its exit code (-9 when the kill landed)."""
+    doit(project, "forget", "release:tiny")
+    build = subprocess.Popen([sys.executable, "-m", "doit", "release:tiny"], cwd=project,
+                             env=doit_env(project), stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)  # fmt: skip
+    while build.poll() is None and not _staging(project, build.pid):
+        time.sleep(0.0002)  # the publish has started once its staging folder exists
+    time.sleep(delay)  # a random point of the publish (any point must be safe)
+    build.send_signal(signal.SIGKILL)
+    return build.wait(timeout=600)
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_a_build_killed_while_it_publishes_leaves_the_old_release_whole(tmp_path: Path) -> None:
+    project = tiny_project(tmp_path / "p")
+    out = project / "releases" / "tiny"
+    doit(project, "release:tiny")
+    before = published(out)
+    chance = random.Random(27)
+    codes = []
+    for _ in range(8):
+        codes.append(_publish_then_kill(project, chance.uniform(0.0, 0.08)))
+        assert published(out) == before  # the complete old one (= the new one), never half
+        assert not (out / "stale.json").exists()
+    assert -signal.SIGKILL in codes, codes  # some kills landed inside the publish
+    assert any(p.name.startswith(".tiny.staging-") for p in out.parent.iterdir())
+    doit(project, "release:tiny")
+    assert published(out) == before
+    assert [p.name for p in out.parent.iterdir() if p.name.startswith(".")] == []

@@ -76,15 +76,34 @@ class StatCache:
         if self._rows is None:
             self._rows = {}
             if self.db_path is not None and self.db_path.exists():
-                db = self._connect()
                 try:
-                    query = "select path, dev, ino, size, mtime, ctime, digest, racy from stat"
-                    for row in db.execute(query):
-                        key = (row[1], row[2], row[3], row[4], row[5])
-                        self._rows[row[0]] = (key, row[6], bool(row[7]))
-                finally:
-                    db.close()
+                    self._rows = self._read()
+                except sqlite3.DatabaseError as err:
+                    self._discard(err)
         return self._rows
+
+    def _read(self) -> dict[str, tuple[_Key, str, bool]]:
+        found: dict[str, tuple[_Key, str, bool]] = {}
+        db = self._connect()
+        try:
+            query = "select path, dev, ino, size, mtime, ctime, digest, racy from stat"
+            for row in db.execute(query):
+                key = (row[1], row[2], row[3], row[4], row[5])
+                found[str(row[0])] = (key, str(row[6]), bool(row[7]))
+        finally:
+            db.close()
+        return found
+
+    def _discard(self, err: Exception) -> None:
+        """A database that does not read (truncated, garbage, another table): a cache, so
+        it is removed and rebuilt; every file is hashed again, never trusted."""
+        assert self.db_path is not None
+        for suffix in ("", "-wal", "-shm"):
+            self.db_path.with_name(self.db_path.name + suffix).unlink(missing_ok=True)
+        sys.stderr.write(
+            f"[recon] stat cache {self.db_path} unreadable ({err}); removed, files are "
+            "hashed again\n"
+        )
 
     def flush(self) -> None:
         """Persist the new entries. On a full disk they are dropped with one line said: the
@@ -97,6 +116,8 @@ class StatCache:
                 self._write(rows)
         except DiskFull as err:
             sys.stderr.write(f"[recon] stat cache not saved ({err}); files are hashed again\n")
+        except sqlite3.DatabaseError as err:
+            self._discard(err)
         self._dirty.clear()
 
     def _write(self, rows: Sequence[tuple[object, ...]]) -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from recon.store.statcache import RACY_NS
-from tests.conftest import Build, clone_built, doit, tiny_project
+from tests.conftest import Build, clone_built, doit, recon, tiny_project
 
 STATE = {
     "setup": "store/state/setup/noop.json",
@@ -115,3 +115,26 @@ def test_an_edit_that_keeps_size_and_mtime_is_still_seen(settled: Path, tmp_path
     after = grading.stat()
     assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
     _did_the_work(doit(project, "release:tiny", check=False))
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_a_lock_from_before_a_change_refuses_the_build_never_skips_it(
+    settled: Path, tmp_path: Path
+) -> None:
+    """A frozen release whose lock is valid but older than its inputs is refused (exit 2,
+    naming what changed), and a lock naming another release is refused too."""
+    project = clone_built(settled, tmp_path / "p")
+    frozen = recon(project, "release", "freeze", "tiny")
+    assert frozen.returncode == 0, frozen.stderr
+    grading = project / GRADING
+    grading.write_text(grading.read_text() + "\n# changed after the freeze\n")
+    refused = doit(project, "release:tiny", check=False)
+    assert refused.code == 2, refused.stdout + refused.stderr
+    assert "releases/tiny.lock" in refused.stderr and "html5-boilerplate" in refused.stderr
+    assert refused.ran == [] and refused.executed["grade"] == 0
+    lock = project / "releases/tiny.lock"
+    lock.write_text(lock.read_text().replace('"release": "tiny"', '"release": "demo"'))
+    other = doit(project, "release:tiny", check=False)
+    assert other.code == 2 and "releases/tiny.lock" in other.stderr, other.stderr
+    assert "Traceback" not in other.stderr

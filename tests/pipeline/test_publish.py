@@ -11,11 +11,16 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
+from doit.exceptions import TaskError, TaskFailed, UnmetDependency
 
 from recon.model import FailedCell, StaleMark
+from recon.pipeline.noop import CellRef
+from recon.pipeline.progress import Tracker
 from recon.pipeline.publish import clear_leftovers, mark_stale
+from recon.pipeline.view import ProgressReporter
 from recon.site.stale import START, mark_page, unmark_page
 from tests.conftest import doit, doit_env, published, recon, tiny_project
 
@@ -63,6 +68,28 @@ def test_leftovers_of_a_dead_build_are_removed_a_live_ones_kept(tmp_path: Path) 
         folder.mkdir()
     assert clear_leftovers(tmp_path, "demo") == [dead]
     assert live.is_dir() and other.is_dir()
+
+
+def test_the_reporter_names_each_release_s_failed_cells_not_their_dependents(
+    tmp_path: Path,
+) -> None:
+    cells = {"demo": [CellRef("grade", "a.0", {}), CellRef("grade", "a.1", {})]}
+    reporter = ProgressReporter(Tracker(tmp_path, "local"), {}, cells, "plain", None)
+    try:
+        raise OSError(28, "No space left on device")
+    except OSError as err:
+        crashed = TaskError("PythonAction Error", err)
+    reporter.add_failure(SimpleNamespace(name="grade:a.0", title=lambda: "grade:a.0"),
+                         TaskFailed("grade:a.0: regions[0]: matches nothing\nmore"))  # fmt: skip
+    reporter.add_failure(SimpleNamespace(name="grade:a.1", title=lambda: "grade:a.1"), crashed)
+    reporter.add_failure(SimpleNamespace(name="release:demo", title=lambda: "release:demo"),
+                         UnmetDependency("grade:a.0"))  # fmt: skip
+    found = reporter.failed_by_release(["demo", "other"])
+    assert list(found) == ["demo"]
+    assert [(f.cell, f.error) for f in found["demo"]] == [
+        ("grade:a.0", "grade:a.0: regions[0]: matches nothing"),
+        ("grade:a.1", "OSError: [Errno 28] No space left on device"),
+    ]
 
 
 def _pages(folder: Path) -> list[Path]:

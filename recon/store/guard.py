@@ -16,6 +16,7 @@ import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from recon.errors import StoreError
 from recon.store.disk import space_for
 
 NAME = "gc.lock"
@@ -30,9 +31,15 @@ class StoreGuard:
 
     def _open(self) -> int:
         if self._fd is None:
-            with space_for(self.path):
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            try:
+                with space_for(self.path):
+                    self.path.parent.mkdir(parents=True, exist_ok=True)
+                    self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            except OSError as err:
+                raise StoreError(
+                    f"{self.path}: cannot be opened ({err.strerror}); builds and gc lock the "
+                    "store there: make the store writable, or point RECON_STORE at one"
+                ) from None
         return self._fd
 
     def share(self, waiting: Callable[[], object] = lambda: None) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from recon.errors import StoreError
 from recon.store import Store, StoreGuard, write_atomic
 from recon.store.disk import DiskFull, mount_of, space_for
 from tests.conftest import doit, doit_env, published, recon, tiny_project
@@ -119,3 +120,10 @@ def test_two_builds_in_one_store_while_gc_runs_give_a_clean_store_and_the_same_r
     assert _comparable(project / "releases/tiny") == _comparable(clean / "releases/tiny")
     again = doit(project, "release:tiny")
     assert again.ran == [], again.stderr  # nothing was lost to the collections
+
+
+def test_a_store_whose_lock_cannot_be_opened_is_one_error_naming_it(tmp_path: Path) -> None:
+    (tmp_path / "state").write_text("a file where the state folder should be")
+    with pytest.raises(StoreError) as found:
+        StoreGuard(tmp_path).share()
+    assert str(tmp_path / "state" / "gc.lock") in str(found.value)

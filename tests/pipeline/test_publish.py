@@ -162,13 +162,16 @@ def test_a_build_killed_while_it_publishes_leaves_the_old_release_whole(tmp_path
     doit(project, "release:tiny")
     before = published(out)
     chance = random.Random(27)
-    codes = []
-    for _ in range(8):
-        codes.append(_publish_then_kill(project, chance.uniform(0.0, 0.08)))
+    codes, midway = [], 0
+    while midway < 4 and len(codes) < 30:  # a busy machine may let a publish end first
+        codes.append(_publish_then_kill(project, chance.uniform(0.0, 0.05)))
         assert published(out) == before  # the complete old one (= the new one), never half
         assert not (out / "stale.json").exists()
-    assert -signal.SIGKILL in codes, codes  # some kills landed inside the publish
-    assert any(p.name.startswith(".tiny.staging-") for p in out.parent.iterdir())
-    doit(project, "release:tiny")
+        midway += any(p.name.startswith(".tiny.staging-") for p in out.parent.iterdir())
+        clear_leftovers(out.parent, "tiny")  # so the next kill's leftover is its own
+    assert midway, codes  # kills landed inside the publish (its staging folder was left)
+    (out.parent / ".tiny.staging-999999999-x").mkdir()  # a killed build's leftover
+    doit(project, "forget", "release:tiny")
+    doit(project, "release:tiny")  # publishes again: removes it
     assert published(out) == before
     assert [p.name for p in out.parent.iterdir() if p.name.startswith(".")] == []

@@ -17,7 +17,7 @@ from recon.pipeline.commands import register as register_build_commands
 from recon.pipeline.project import Project
 from recon.release.commands import register as register_release_commands
 from recon.site.commands import register as register_site_commands
-from recon.store import ActionCache, Store, gc, verify
+from recon.store import ActionCache, Store, StoreGuard, gc, verify
 
 if TYPE_CHECKING:
     from recon.release.roots import Roots
@@ -70,6 +70,21 @@ def _store(args: argparse.Namespace) -> tuple[Store, ActionCache, Roots]:
 
 
 def cmd_store_verify(args: argparse.Namespace) -> int:
+    if not args.repair:
+        return _verify(args)
+    project = _project(args)
+    guard = StoreGuard(project.store_root)  # a repair removes records: never under a build
+    with guard.exclusive(
+        lambda: print(
+            f"waiting for the builds using {project.store_root} to end ({guard.path})",
+            file=sys.stderr,
+            flush=True,
+        )
+    ):
+        return _verify(args)  # fmt: skip
+
+
+def _verify(args: argparse.Namespace) -> int:
     store, cache, roots = _store(args)
     refs = [ref for refs in roots.refs.values() for ref in refs]
     report = verify(store, cache, refs, repair=args.repair)
@@ -99,6 +114,21 @@ def cmd_store_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_store_gc(args: argparse.Namespace) -> int:
+    if args.dry_run:
+        return _gc(args)
+    project = _project(args)
+    guard = StoreGuard(project.store_root)
+    with guard.exclusive(
+        lambda: print(
+            f"waiting for the builds using {project.store_root} to end ({guard.path})",
+            file=sys.stderr,
+            flush=True,
+        )
+    ):
+        return _gc(args)  # fmt: skip
+
+
+def _gc(args: argparse.Namespace) -> int:
     store, cache, roots = _store(args)
     if roots.unreadable:
         raise StoreError(
@@ -118,10 +148,15 @@ def cmd_store_gc(args: argparse.Namespace) -> int:
 def cmd_diff(args: argparse.Namespace) -> int:
     from recon.release.diff import diff, load_side
     from recon.release.diff_report import render_table, to_json
+    from recon.release.sides import stale_note
 
     root = Path(args.root)
     a = load_side(args.a, root)
     b = load_side(args.b, root)
+    for side in (args.a, args.b):
+        note = stale_note(side, root)
+        if note is not None:
+            print(f"recon: {note}", file=sys.stderr)
     result = diff(a[0], a[1], b[0], b[1], tolerance=args.tolerance)
     if args.json:
         print(json.dumps(to_json(result), indent=2, sort_keys=True))
@@ -234,7 +269,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.set_defaults(handler=cmd_store_verify)
     collect = store_sub.add_parser(
-        "gc", help="remove objects and action records no pointer or manifest reaches"
+        "gc",
+        help="remove objects and action records no pointer or manifest reaches; waits for "
+        "the builds using the store to end first",
     )
     collect.add_argument(
         "--dry-run", action="store_true", help="report what would be removed, remove nothing"

@@ -133,3 +133,33 @@ def unshare_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     tool.chmod(0o755)
     monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
     return tool
+
+
+TINY = """schema_version: 1
+id: tiny
+title: One case, one entry, one attempt
+cases: [html5-boilerplate]
+entries: [scripted-faithful]
+protocol:
+  name: tiny-native
+  repeats: 1
+  time_limit_s: 60
+  backend: native
+  formal: false
+  retry: {harness_failure: 2}
+aggregation: {rule: case-mean-v1}
+"""
+
+
+def tiny_project(dest: Path) -> Path:
+    """A fresh project with ``releases/tiny.yaml``: the cheapest whole release (one case,
+    one entry, one attempt; about 16 cells, a store of about 1 MB)."""
+    project = copy_project(dest)
+    (project / "releases" / "tiny.yaml").write_text(TINY)
+    return project
+
+
+def published(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder`` (a published release), relative path -> bytes."""
+    return {str(p.relative_to(folder)): p.read_bytes()
+            for p in sorted(folder.rglob("*")) if p.is_file()}  # fmt: skip

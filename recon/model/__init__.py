@@ -51,6 +51,7 @@ from recon.model.result import (
     Uncertainty,
     Withdrawn,
 )
+from recon.model.stale import FailedCell, StaleMark
 from recon.model.values import Id, RelativePath, Route
 from recon.model.withdrawal import Active, Sidecar, Withdrawals
 
@@ -80,6 +81,7 @@ SCHEMAS: dict[str, type[Versioned]] = {
     "pair-key": PairKey,
     "price-table": PriceTable,
     "gateway-recording": Recording,
+    "stale-mark": StaleMark,
 }
 
 __all__ = [
@@ -110,6 +112,7 @@ __all__ = [
     "EntryResult",
     "Estimate",
     "Exchange",
+    "FailedCell",
     "GatewayOutcome",
     "Grading",
     "Id",
@@ -144,6 +147,7 @@ __all__ = [
     "Sandbox",
     "Sidecar",
     "SseEvent",
+    "StaleMark",
     "State",
     "Strict",
     "Trace",

@@ -207,7 +207,10 @@ def _reused(rt: Runtime, cell: Cell, key: str, outputs: dict[str, Ref]) -> str:
 
 def record(rt: Runtime, cell: Cell, key: str, inputs: dict[str, str], done: Computed) -> None:
     """The action record (a finished cell), then the pointer: in that order, so a build
-    killed between the two finds the record and reuses it (never half-recorded)."""
+    killed between the two finds the record and reuses it (never half-recorded). When
+    another build recorded the same key first, its outputs are the cell's (the pointer
+    names what the record holds: one attempt, never two)."""
+    outputs = done.outputs
     if not done.retry:
         rec = CellRecord(
             kind=cell.kind,
@@ -218,8 +221,9 @@ def record(rt: Runtime, cell: Cell, key: str, inputs: dict[str, str], done: Comp
             duration_s=round(done.took, 3),
             timings=done.timings,
         )
-        rt.cache.put(key, rec.model_dump(mode="json"))
-    write_pointer(rt, cell, key, done.outputs, retry=done.retry)
+        if not rt.cache.put(key, rec.model_dump(mode="json")):
+            outputs = _cached(rt, key) or outputs
+    write_pointer(rt, cell, key, outputs, retry=done.retry)
 
 
 def _after_loss(

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from recon.errors import ConfigError
 from recon.model import BuildProgress, load_json
 from recon.pipeline.project import Project
+from recon.release import stale
 
 if TYPE_CHECKING:
     from recon.pipeline.tasks import Pipeline
@@ -57,15 +58,23 @@ def cmd_status(args: argparse.Namespace) -> int:
     project = Project.open(Path(args.root))
     project.validate()
     project.release(args.release)
+    folder = project.root / "releases" / args.release
+    mark = stale.load(folder)
     path = snapshot_path(project.store_root, args.release)
     if not path.is_file():
         print(f"release {args.release}: no build has run against {project.store_root}")
+        if mark is not None:
+            print(stale.describe(mark, os.path.relpath(folder, project.root)))
         return 0
     snap = load_json(BuildProgress, path)
     if args.json:
-        print(json.dumps(snap.model_dump(mode="json"), indent=2, sort_keys=True))
+        shown = {**snap.model_dump(mode="json"),
+                 "stale": None if mark is None else mark.model_dump(mode="json")}  # fmt: skip
+        print(json.dumps(shown, indent=2, sort_keys=True))
         return 0
     print(f"release {args.release}: {_alive(snap)}")
+    if mark is not None:
+        print(stale.describe(mark, os.path.relpath(folder, project.root)))
     for row in summary(snap):
         print(row)
     return 0
@@ -104,7 +113,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction, add: Add) -> None:
     status = add("status", cmd_status,
                  "print a release build's progress from the store (cells done, running and "
-                 "failed by kind, each entry's attempts, throughput, eta), also while the "
+                 "failed by kind, each entry's attempts, throughput, eta; whether the published "
+                 "release is stale, its last build failed), also while the "
                  "build runs in another shell")  # fmt: skip
     status.add_argument("release", help="release id")
     status.add_argument("--json", action="store_true", help="print the snapshot as JSON")

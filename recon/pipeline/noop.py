@@ -36,9 +36,9 @@ from recon.pipeline.keys import KIND_MODULES, PACKAGE
 from recon.pipeline.progress import Tracker
 from recon.pipeline.project import Project
 from recon.pipeline.setupcache import Scan, SetupCache, tree_paths
-from recon.pipeline.stamp import ReleaseStamp, plain_run, positional
+from recon.pipeline.stamp import ReleaseStamp, plain_run, positional, stamp_path
 from recon.pipeline.view import ProgressReporter, choose_view
-from recon.store import StatCache
+from recon.store import StatCache, StoreGuard
 
 if TYPE_CHECKING:
     from recon.pipeline.tasks import Pipeline
@@ -49,8 +49,21 @@ Creators = dict[str, Callable[[], Iterator[dict[str, Any]]]]
 
 def open_pipeline(root: Path, **doit_vars: str | None) -> Pipeline | NoopPipeline:
     """dodo.py's pipeline: a :class:`NoopPipeline` when the cached plan and the stamps of
-    the releases this run builds hold, else the whole ``Pipeline`` (caching its plan)."""
+    the releases this run builds hold, else the whole ``Pipeline`` (caching its plan).
+    Either holds the store shared (:class:`~recon.store.StoreGuard`) while the build runs,
+    so no ``recon store gc`` removes what it writes before its pointers name it."""
     project = Project.open(root)
+    guard = StoreGuard(project.store_root)  # held until the build's process ends
+    guard.share(lambda: sys.stderr.write(f"[recon] waiting for `recon store gc` to end "
+                                         f"({guard.path})\n"))  # fmt: skip
+    found = _open(project, root, doit_vars)
+    found.guard = guard
+    return found
+
+
+def _open(
+    project: Project, root: Path, doit_vars: Mapping[str, str | None]
+) -> Pipeline | NoopPipeline:
     cache = SetupCache(project.store_root / "state" / "setup" / "noop.json",
                        setup_facts(project, doit_vars))  # fmt: skip
     plan = cache.load()
@@ -145,6 +158,7 @@ class NoopPipeline:
         self.doit_vars = dict(doit_vars)
         self.stat = StatCache(project.store_root / "state" / "stat.sqlite")
         self._full: Pipeline | None = None
+        self.guard: StoreGuard | None = None  # the build's shared hold on the store
 
     @classmethod
     def if_nothing_moved(
@@ -193,7 +207,8 @@ class NoopPipeline:
             for rid, found in self.plan["releases"].items()
         }
         tracker = Tracker(self.project.store_root, choice.name)
-        found = ProgressReporter(tracker, {}, releases, view, None, on_success=self._built)
+        found = ProgressReporter(tracker, {}, releases, view, None, on_success=self._built,
+                                 on_failure=self._failed)  # fmt: skip
         found.lazy = lambda: True
         return found
 
@@ -201,6 +216,11 @@ class NoopPipeline:
         """A task ran after all (doit's own state was missing one): stamp as a build does."""
         if executed:
             self.full().save_stamps(releases, executed)
+
+    def _failed(self, failures: dict[str, Any]) -> None:
+        from recon.pipeline.tasks import mark_failed
+
+        mark_failed(self.project.root, self.project.store_root, failures)
 
     def task_creators(self) -> Creators:
         """``task_release`` from the plan; each kind's cells from the whole pipeline, in a
@@ -217,7 +237,8 @@ class NoopPipeline:
         def release() -> Iterator[dict[str, Any]]:
             for rid, found in sorted(self.plan["releases"].items()):
                 yield {"basename": "release", "name": rid, **found["task"],
-                       "actions": [(self._export, [rid])]}  # fmt: skip
+                       "actions": [(self._export, [rid])],
+                       "uptodate": [(_not_stale, [str(self._stale(rid))])]}  # fmt: skip
             for rid, task in sorted(self.plan["refused"].items()):
                 yield {"basename": "release", "name": rid, "doc": task["doc"],
                        "actions": [(_refuse, [task["why"]])], "uptodate": [False]}  # fmt: skip
@@ -226,8 +247,15 @@ class NoopPipeline:
         creators["task_release"] = release
         return creators
 
+    def _stale(self, rid: str) -> Path:
+        return self.project.root / "releases" / rid / "stale.json"
+
     def _export(self, rid: str) -> Any:
         return self.full().export(rid)
+
+
+def _not_stale(path: str) -> bool:
+    return not os.path.exists(path)
 
 
 def _refuse(why: str) -> Any:
@@ -237,4 +265,4 @@ def _refuse(why: str) -> Any:
 
 
 def _stamp_path(project: Project, rid: str) -> Path:
-    return project.store_root / "state" / "stamps" / f"{rid}.json"
+    return stamp_path(project.store_root, rid)

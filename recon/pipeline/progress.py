@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from recon.errors import ReconError
 from recon.model import BuildProgress, EntryAttempts, KindCounts
 from recon.store import canonical_json, write_atomic
+from recon.store.disk import DiskFull
 
 if TYPE_CHECKING:
     from recon.pipeline.cells import Cell
@@ -96,6 +98,7 @@ class Build:
         self.finished = False
         self.ok: bool | None = None
         self.written = 0.0
+        self.unsaved = False  # a snapshot could not be written (a full disk), said once
 
     def running(self) -> int:
         return len(self.active)
@@ -237,7 +240,12 @@ class Tracker:
         if force or now - build.written >= WRITE_EVERY_S:
             build.written = now
             data = canonical_json(build.snapshot().model_dump(mode="json"))
-            write_atomic(build.path, data)
+            try:
+                write_atomic(build.path, data)
+            except DiskFull as err:  # progress is for people: the build's own errors say it
+                if not build.unsaved:
+                    sys.stderr.write(f"[recon] progress of {build.release} not saved: {err}\n")
+                build.unsaved = True
         for listener in self.listeners:
             listener(build, what)
 

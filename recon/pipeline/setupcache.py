@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -34,6 +35,7 @@ from typing import Any
 import blake3
 
 from recon.store import canonical_json, write_atomic
+from recon.store.disk import DiskFull
 from recon.store.statcache import RACY_NS
 
 SCHEMA = 1
@@ -105,7 +107,11 @@ class SetupCache:
             return False
         body = {"schema": SCHEMA, "facts": self.facts, "paths": scan.paths,
                 "digest": scan.digest, "value": value}  # fmt: skip
-        write_atomic(self.path, canonical_json({**body, "check": _check(body)}))
+        try:
+            write_atomic(self.path, canonical_json({**body, "check": _check(body)}))
+        except DiskFull as err:  # a cache: the next run derives the value again
+            sys.stderr.write(f"[recon] setup cache not saved: {err}\n")
+            return False
         return True
 
 

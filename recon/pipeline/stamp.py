@@ -21,12 +21,14 @@ command (:func:`plain_run`).
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from recon.pipeline.setupcache import Scan
 from recon.store import canonical_json, write_atomic
+from recon.store.disk import DiskFull
 
 DOIT_COMMANDS = frozenset({"list", "info", "forget", "clean", "ignore", "dumpdb", "strace",
                            "tabcompletion", "help", "auto", "reset-dep"})  # fmt: skip
@@ -71,6 +73,10 @@ def requested(argv: Sequence[str], releases: Collection[str]) -> set[str]:
     return ids
 
 
+def stamp_path(store_root: Path, release: str) -> Path:
+    return store_root / "state" / "stamps" / f"{release}.json"
+
+
 class ReleaseStamp:
     """The stamp of one release: ``store/state/stamps/<release>.json``."""
 
@@ -107,7 +113,12 @@ class ReleaseStamp:
             self.path.unlink(missing_ok=True)
             return False
         data = canonical_json({"digest": digest, "files": len(self.files)})
-        write_atomic(self.path, data)
+        try:
+            write_atomic(self.path, data)
+        except DiskFull as err:  # no stamp: the next build checks every task
+            self.path.unlink(missing_ok=True)
+            sys.stderr.write(f"[recon] stamp {self.path.name} not saved: {err}\n")
+            return False
         return True
 
     def drop(self) -> None:

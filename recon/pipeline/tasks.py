@@ -13,7 +13,7 @@ from doit.exceptions import TaskError, TaskFailed
 from doit.tools import config_changed
 
 from recon.errors import ReconError
-from recon.model import Manifest, ManifestInputs
+from recon.model import FailedCell, Manifest, ManifestInputs
 from recon.pipeline.cells import Cell, Runtime, load_pointer, run_cell, walk
 from recon.pipeline.checker import blake3_checker
 from recon.pipeline.executor import ExecutorChoice
@@ -21,11 +21,12 @@ from recon.pipeline.graph import Graph
 from recon.pipeline.keys import KIND_MODULES
 from recon.pipeline.progress import Tracker
 from recon.pipeline.project import Project
-from recon.pipeline.publish import FILES, publish
-from recon.pipeline.stamp import ReleaseStamp, plain_run, project_files, requested
+from recon.pipeline.publish import FILES, STALE, mark_stale, publish
+from recon.pipeline.stamp import ReleaseStamp, plain_run, project_files, requested, stamp_path
 from recon.pipeline.view import ProgressReporter, choose_view
 from recon.release import lock
-from recon.store import digest_json
+from recon.store import StoreGuard, digest_json
+from recon.store.disk import space_for
 
 BROWSER_KINDS = ("oracle", "capture", "probe")
 
@@ -55,6 +56,7 @@ class Pipeline:
         self.refused: dict[str, str] = {}  # release id -> why it is not built
         self.regrading: set[str] = set()
         self.lazy = False  # the cells' task creators are doit's delayed ones (stamps hold)
+        self.guard: StoreGuard | None = None  # a doit build's shared hold on the store
         for rid in sorted(project.releases):
             self._check_lock(rid, rid in regrade)
         self.roots = {
@@ -110,7 +112,8 @@ class Pipeline:
         cells = {c.id: c for c in walk(list(self.roots.values()))}
         releases = {rid: list(walk([root])) for rid, root in self.roots.items()}
         found = ProgressReporter(self.tracker, cells, releases, self.view, self.rt,
-                                 on_success=self.save_stamps)  # fmt: skip
+                                 on_success=self.save_stamps,
+                                 on_failure=self.mark_stale)  # fmt: skip
         found.lazy = lambda: self.lazy
         return found
 
@@ -182,7 +185,7 @@ class Pipeline:
         out = self.project.root / "releases" / rid
         files = [f for c in cells for f in self.graph.files[c.id]]
         files += [str(self.rt.pointer_path(c)) for c in cells]
-        files += [str(out / name) for name in FILES if "." in name]
+        files += [str(out / name) for name in (*FILES, STALE) if "." in name]
         files += project_files(self.project.root, self.project.sealed_root)
         facts = {
             "release": rid,
@@ -192,8 +195,7 @@ class Pipeline:
             "version": self.graph.versions.get(rid),
             "store": str(self.project.store_root),
         }
-        path = self.project.store_root / "state" / "stamps" / f"{rid}.json"
-        return ReleaseStamp(path, facts, files)
+        return ReleaseStamp(stamp_path(self.project.store_root, rid), facts, files)
 
     def stamps_hold(self) -> bool:
         """A plain run, and the stamp of each release it builds holding (a release it
@@ -222,6 +224,10 @@ class Pipeline:
             else:
                 stamp.save()
 
+    def mark_stale(self, failures: dict[str, list[FailedCell]]) -> None:
+        """After a build with a failed cell: mark each release it failed as stale."""
+        mark_failed(self.project.root, self.project.store_root, failures)
+
     def _cell_task(self, cell: Cell) -> dict[str, Any]:
         code = self.rt.code(cell.kind)
         deps = [self._rel(self.rt.pointer_path(d)) for d in cell.deps.values()]
@@ -243,7 +249,8 @@ class Pipeline:
 
     def _run(self, cell: Cell) -> TaskFailed | None:
         try:
-            run_cell(self.rt, cell)
+            with space_for(self.project.store_root):
+                run_cell(self.rt, cell)
         except ReconError as err:
             return TaskFailed(f"{cell.id}: {err}")
         return None
@@ -259,13 +266,15 @@ class Pipeline:
             "actions": [(self._export, [rid, root])],
             "file_dep": [self._rel(self.rt.pointer_path(c)) for c in [root, *attempts]],
             "targets": [self._rel(out / name) for name in FILES if "." in name],
+            "uptodate": [(not_stale, [str(out / STALE)])],
         }
 
     def _export(self, rid: str, root: Cell) -> TaskFailed | None:
         """Write releases/<id>/ (release JSON, manifest, runs, site), verified and atomic;
         then, for a re-grade, the new manifest version into the lock."""
         try:
-            publish(self.rt, rid, root, self.project.root / "releases" / rid)
+            with space_for(self.project.root / "releases"):
+                publish(self.rt, rid, root, self.project.root / "releases" / rid)
             if rid in self.regrading:
                 self._relock(rid, root)
         except ReconError as err:
@@ -293,6 +302,30 @@ class Pipeline:
             "actions": [(_refuse, [why])],
             "uptodate": [False],
         }
+
+
+def not_stale(path: str) -> bool:
+    """A release marked stale is published again, even when no input of it moved (the
+    failed cell was fixed back to what it was)."""
+    return not os.path.exists(path)
+
+
+def mark_failed(root: Path, store_root: Path, failures: dict[str, list[FailedCell]]) -> None:
+    """Mark each release of ``failures`` stale (:func:`recon.pipeline.publish.mark_stale`)
+    and drop its stamp, so the next build checks every task. Marking is the last thing a
+    failed build does: if it cannot be written, it says so and the build still fails."""
+    for rid, failed in sorted(failures.items()):
+        stamp_path(store_root, rid).unlink(missing_ok=True)
+        try:
+            mark_stale(root, rid, failed)
+        except (OSError, ReconError) as err:
+            sys.stderr.write(f"recon: release:{rid}: could not mark releases/{rid}/ stale: {err}\n")
+            continue
+        names = ", ".join(f.cell for f in failed[:3]) + (", ..." if len(failed) > 3 else "")
+        sys.stderr.write(
+            f"[recon] release:{rid}: build failed ({names}); releases/{rid}/ marked stale "
+            f"(releases/{rid}/{STALE}, a banner on every page)\n"
+        )
 
 
 def _refuse(why: str) -> TaskError:

@@ -16,10 +16,11 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from doit.exceptions import UnmetDependency
 from doit.reporter import ConsoleReporter
 
 from recon.errors import ConfigError
-from recon.model import BuildProgress
+from recon.model import BuildProgress, FailedCell
 from recon.pipeline.progress import Build, Tracker
 
 if TYPE_CHECKING:
@@ -104,10 +105,13 @@ class ProgressReporter(ConsoleReporter):
     def __init__(self, tracker: Tracker, cells: dict[str, Cell], releases: dict[str, Any],
                  view: str, rt: Any,
                  on_success: Callable[[list[str], bool], None] | None = None,
+                 on_failure: Callable[[dict[str, list[FailedCell]]], None] | None = None,
                  ) -> None:  # fmt: skip
         super().__init__(_Stdout(), {})
         self.rt = rt
         self.on_success = on_success  # told the releases built (and whether a task ran)
+        self.on_failure = on_failure  # told each release's failed cells, when any failed
+        self.failed_cells: list[FailedCell] = []
         self.lazy: Callable[[], bool] = lambda: False  # were the cells left unvisited?
         self.executed = False
         self.tracker = tracker
@@ -142,6 +146,8 @@ class ProgressReporter(ConsoleReporter):
 
     def add_failure(self, task: Any, fail: Any) -> None:
         self.failed = True
+        if not isinstance(fail, UnmetDependency):  # its cause is reported on its own
+            self.failed_cells.append(FailedCell(cell=task.name, error=error_line(fail)))
         cell = self.cells.get(task.name)
         if cell is not None:
             self.tracker.failed(cell)
@@ -149,6 +155,7 @@ class ProgressReporter(ConsoleReporter):
 
     def runtime_error(self, msg: str) -> None:
         self.failed = True
+        self.failed_cells.append(FailedCell(cell="doit", error=first_line(msg)))
         super().runtime_error(msg)
 
     def complete_run(self) -> None:
@@ -163,6 +170,32 @@ class ProgressReporter(ConsoleReporter):
         built = [b.release for b in self.tracker.builds]
         if self.on_success is not None and not self.failed and built:
             self.on_success(built, self.executed)
+        if self.on_failure is not None and self.failed and built:
+            self.on_failure(self.failed_by_release(built))
+
+    def failed_by_release(self, built: list[str]) -> dict[str, list[FailedCell]]:
+        """Each release built, with its cells (or its ``release:<id>`` task) that failed; a
+        failure doit names no task for (a runtime error) counts for every release."""
+        found: dict[str, list[FailedCell]] = {}
+        for rid in built:
+            mine = {c.id for c in self.releases.get(rid, [])} | {f"release:{rid}", "doit"}
+            failed = [f for f in self.failed_cells if f.cell in mine]
+            if failed:
+                found[rid] = failed
+        return found
+
+
+def error_line(fail: Any) -> str:
+    """What failed, in one line: the exception a traceback ends with, else the message."""
+    trace = "".join(getattr(fail, "traceback", "") or "")
+    return first_line(trace.strip().splitlines()[-1] if trace.strip() else fail.message)
+
+
+def first_line(text: str, limit: int = 500) -> str:
+    """The first non-blank line of an error message, at most ``limit`` characters."""
+    lines = [ln.strip() for ln in str(text).splitlines() if ln.strip()]
+    found = lines[0] if lines else "(no message)"
+    return found if len(found) <= limit else found[: limit - 1] + "…"
 
 
 def _plain(build: Build, what: str) -> None:

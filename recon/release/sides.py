@@ -84,3 +84,15 @@ def load_side(arg: str, project_root: Path) -> tuple[Manifest, ReleaseResult]:
             f"(release {manifest.release!r}); rebuild both with `doit release:{manifest.release}`"
         )
     return manifest, result
+
+
+def stale_note(arg: str, project_root: Path) -> str | None:
+    """What to say when a side is a published release marked stale (its last build
+    failed), else None; a frozen version read from the store is never stale."""
+    from recon.release import stale
+
+    if VERSIONED.match(arg) and not Path(arg).exists():
+        return None
+    folder = _manifest_path(arg, project_root).parent
+    mark = stale.load(folder)
+    return None if mark is None else stale.describe(mark, folder)

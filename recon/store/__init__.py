@@ -3,6 +3,7 @@
 from recon.store.actions import ActionCache
 from recon.store.atomic import replace_dir, write_atomic, write_once
 from recon.store.canonical import canonical_json, digest_bytes, digest_json
+from recon.store.guard import StoreGuard
 from recon.store.maintenance import (
     GcReport,
     OutputRef,
@@ -36,6 +37,7 @@ __all__ = [
     "OutputRef",
     "StatCache",
     "Store",
+    "StoreGuard",
     "TreeFile",
     "TreeRefused",
     "VerifyReport",

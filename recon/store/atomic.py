@@ -10,14 +10,17 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from recon.store.disk import space_for
+
 
 @contextlib.contextmanager
 def _temp_copy(path: Path, data: bytes, mode: int) -> Iterator[str]:
     """A fsynced temp file beside ``path`` holding ``data``; removed on exit if still there."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix="~")
+    with space_for(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix="~")
     try:
-        with os.fdopen(fd, "wb") as handle:
+        with space_for(path), os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())

@@ -177,11 +177,12 @@ def gc(
     """Remove objects and action records that no root reaches.
 
     ``roots`` maps each live cell key to its outputs (from pointer files and manifests).
-    An action record whose key is not a root goes too, so the cache never claims an
-    output the store no longer holds.
+    An action record whose key is not a root goes too, and what a kept record names is
+    kept, so the cache never claims an output the store no longer holds.
     """
     walk = _Walk(store)
-    for refs in roots.values():
+    kept = [key for key in cache.iter_keys() if key in roots]
+    for refs in [*roots.values(), *(_record_refs(cache, key) for key in kept)]:
         for ref in refs:
             walk.visit(ref.digest, tree=ref.type == "tree")
     if walk.broken:

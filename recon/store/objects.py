@@ -14,6 +14,7 @@ import blake3
 from recon.errors import StoreError
 from recon.store.atomic import _fsync_dir
 from recon.store.canonical import canonical_json
+from recon.store.disk import space_for
 
 CHUNK = 1 << 20
 
@@ -81,17 +82,19 @@ class Store:
     def put_file(self, source: Path) -> str:
         """Copy a file in, hashing while copying; the digest names the object."""
         hasher = blake3.blake3()
-        self.objects.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.objects, prefix=".tmp-")
+        with space_for(self.objects):
+            self.objects.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.objects, prefix=".tmp-")
         try:
-            with os.fdopen(fd, "wb") as out, open(source, "rb") as src:
+            with space_for(self.objects), os.fdopen(fd, "wb") as out, open(source, "rb") as src:
                 while chunk := src.read(CHUNK):
                     hasher.update(chunk)
                     out.write(chunk)
                 out.flush()
                 os.fsync(out.fileno())
             digest = hasher.hexdigest()
-            self._place(tmp, digest)
+            with space_for(self.objects):
+                self._place(tmp, digest)
         finally:
             if os.path.exists(tmp):
                 os.unlink(tmp)
@@ -181,14 +184,16 @@ class Store:
                         yield obj.name
 
     def _install(self, digest: str, write: Any) -> None:
-        self.objects.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.objects, prefix=".tmp-")
+        with space_for(self.objects):
+            self.objects.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.objects, prefix=".tmp-")
         try:
-            with os.fdopen(fd, "wb") as handle:
+            with space_for(self.objects), os.fdopen(fd, "wb") as handle:
                 write(handle)
                 handle.flush()
                 os.fsync(handle.fileno())
-            self._place(tmp, digest)
+            with space_for(self.objects):
+                self._place(tmp, digest)
         finally:
             if os.path.exists(tmp):
                 os.unlink(tmp)

@@ -11,9 +11,12 @@ from __future__ import annotations
 import atexit
 import os
 import sqlite3
+import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
+from recon.store.disk import DiskFull, space_for
 from recon.store.objects import hash_file
 
 RACY_NS = 1_000_000_000  # wider than any filesystem timestamp tick we run on
@@ -73,27 +76,57 @@ class StatCache:
         if self._rows is None:
             self._rows = {}
             if self.db_path is not None and self.db_path.exists():
-                db = self._connect()
                 try:
-                    query = "select path, dev, ino, size, mtime, ctime, digest, racy from stat"
-                    for row in db.execute(query):
-                        key = (row[1], row[2], row[3], row[4], row[5])
-                        self._rows[row[0]] = (key, row[6], bool(row[7]))
-                finally:
-                    db.close()
+                    self._rows = self._read()
+                except sqlite3.DatabaseError as err:
+                    self._discard(err)
         return self._rows
 
+    def _read(self) -> dict[str, tuple[_Key, str, bool]]:
+        found: dict[str, tuple[_Key, str, bool]] = {}
+        db = self._connect()
+        try:
+            query = "select path, dev, ino, size, mtime, ctime, digest, racy from stat"
+            for row in db.execute(query):
+                key = (row[1], row[2], row[3], row[4], row[5])
+                found[str(row[0])] = (key, str(row[6]), bool(row[7]))
+        finally:
+            db.close()
+        return found
+
+    def _discard(self, err: Exception) -> None:
+        """A database that does not read (truncated, garbage, another table): a cache, so
+        it is removed and rebuilt; every file is hashed again, never trusted."""
+        assert self.db_path is not None
+        for suffix in ("", "-wal", "-shm"):
+            self.db_path.with_name(self.db_path.name + suffix).unlink(missing_ok=True)
+        sys.stderr.write(
+            f"[recon] stat cache {self.db_path} unreadable ({err}); removed, files are "
+            "hashed again\n"
+        )
+
     def flush(self) -> None:
+        """Persist the new entries. On a full disk they are dropped with one line said: the
+        cache only saves rehashing, so losing entries costs work, never skips it."""
         if not self._dirty or self.db_path is None:
             return
         rows = [(p, *k, d, int(r)) for p, (k, d, r) in self._dirty.items()]
+        try:
+            with space_for(self.db_path):
+                self._write(rows)
+        except DiskFull as err:
+            sys.stderr.write(f"[recon] stat cache not saved ({err}); files are hashed again\n")
+        except sqlite3.DatabaseError as err:
+            self._discard(err)
+        self._dirty.clear()
+
+    def _write(self, rows: Sequence[tuple[object, ...]]) -> None:
         db = self._connect()
         try:
             with db:
                 db.executemany("INSERT OR REPLACE INTO stat VALUES (?,?,?,?,?,?,?,?)", rows)
         finally:
             db.close()
-        self._dirty.clear()
 
     def _connect(self) -> sqlite3.Connection:
         assert self.db_path is not None

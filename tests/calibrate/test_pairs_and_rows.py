@@ -78,3 +78,30 @@ def test_a_random_rater_is_flagged_a_consistent_one_is_not() -> None:
     assert rated["r0000000b"].consistency == 0.0 and rated["r0000000b"].flagged
     assert rated["r0000000b"].both_bad == pytest.approx(2 / 16)
     assert digest(1) != digest(2)
+
+
+@pytest.mark.parametrize(
+    ("damage", "expected"),
+    [
+        ("truncated", "prefs.jsonl:2: malformed JSON"),
+        ("garbage", "prefs.jsonl: cannot be read"),
+        ("shape", "prefs.jsonl:2: expected a JSON object, got list"),
+        ("empty", "prefs.jsonl: no judgement in the file(s)"),
+    ],
+)
+def test_a_damaged_preference_file_is_refused_never_read_in_part(
+    tmp_path: Path, damage: str, expected: str
+) -> None:
+    """A fit from part of a file would be a calibration from fewer judgements than given."""
+    good = row(1, 2).model_dump_json()
+    path = tmp_path / "prefs.jsonl"
+    body = {
+        "truncated": (good + "\n" + good[: len(good) // 2]).encode(),
+        "garbage": b"\xff\xfe" + bytes(range(128, 256)),
+        "shape": (good + "\n[]\n").encode(),
+        "empty": b"\n\n",
+    }[damage]
+    path.write_bytes(body)
+    with pytest.raises(ConfigError) as found:
+        read([path], Judgement)
+    assert expected in str(found.value)

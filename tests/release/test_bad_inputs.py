@@ -94,3 +94,44 @@ def test_a_withdrawals_file_that_does_not_parse(project: Path) -> None:
 def test_freezing_an_unbuilt_release(project: Path) -> None:
     _one_line(recon(project, "release", "freeze", "demo"), "not built", "doit release:demo")
     _one_line(recon(project, "release", "freeze", "nope"), "releases/nope.yaml: no such release")
+
+
+GARBAGE = bytes(range(256)) * 4
+
+
+@pytest.mark.parametrize("damage", ["truncated", "garbage"])
+@pytest.mark.parametrize(
+    ("name", "valid"),
+    [
+        ("demo.lock", '{"schema_version": 1, "release": "demo", "version": 1, "history": []}'),
+        ("demo.withdrawals.json", '{"schema_version": 1, "release": "demo", "active": []}'),
+    ],
+)
+def test_a_damaged_lock_or_withdrawals_file_is_refused_naming_it(
+    project: Path, name: str, valid: str, damage: str
+) -> None:
+    """Truncated or garbage: the build refuses at setup (exit 2), it never guesses."""
+    path = project / "releases" / name
+    path.write_bytes(valid.encode()[: len(valid) // 2] if damage == "truncated" else GARBAGE)
+    try:
+        _one_line(_doit_list(project), f"releases/{name}")
+    finally:
+        path.unlink()
+
+
+@pytest.mark.parametrize("damage", ["truncated", "garbage", "shape"])
+def test_a_damaged_calibration_is_refused_naming_it(project: Path, damage: str) -> None:
+    definition = project / "releases/demo.yaml"
+    text = definition.read_text()
+    folder = project / "releases/calibrations"
+    folder.mkdir(exist_ok=True)
+    path = folder / "cal.yaml"
+    body = {"truncated": b"schema_version: 1\nid: cal\nweights: {global_visual: 0.",
+            "garbage": GARBAGE, "shape": b"- one\n- two\n"}[damage]  # fmt: skip
+    path.write_bytes(body)
+    definition.write_text(text + "calibration: cal\n")
+    try:
+        _one_line(_doit_list(project), "releases/calibrations/cal.yaml")
+    finally:
+        definition.write_text(text)
+        path.unlink()

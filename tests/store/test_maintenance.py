@@ -228,3 +228,17 @@ def test_outputs_refs_reads_a_record_and_refuses_a_malformed_one() -> None:
         outputs_refs({"a": {"type": "blob"}})
     with pytest.raises(StoreError, match="malformed outputs"):
         outputs_refs({"a": "not a mapping"})  # type: ignore[dict-item]
+
+
+def test_gc_keeps_what_a_kept_record_names_when_its_pointer_names_another_try(
+    world: World,
+) -> None:
+    """Two builds raced on one cell: the record holds the first try's output, the pointer
+    the second's. Both stay, so verify finds nothing missing."""
+    first = world.store.put_bytes(b"first try")
+    second = world.store.put_bytes(b"second try")
+    world.cache.put(key("raced"), record(run=OutputRef(first)))
+    roots = {**world.roots, key("raced"): [OutputRef(second)]}
+    gc(world.store, world.cache, roots, dry_run=False)
+    assert world.store.has(first) and world.store.has(second)
+    assert verify(world.store, world.cache, [r for refs in roots.values() for r in refs]).ok

@@ -233,3 +233,37 @@ def test_entries_are_per_path(tmp_path: Path) -> None:
     assert cache.digest(a, old_stat(a)) == b3(b"a")
     assert cache.digest(b, old_stat(b)) == b3(b"b")
     assert cache.hashed == 2
+
+
+@pytest.mark.parametrize("damage", ["truncated", "garbage", "other-table", "wrong-types"])
+def test_a_damaged_database_is_rebuilt_and_every_file_hashed_again(
+    tmp_path: Path, damage: str
+) -> None:
+    """A stat cache that does not read is a cache lost, never a digest trusted."""
+    import sqlite3
+
+    db = tmp_path / "state" / "stat.sqlite"
+    path = tmp_path / "f.txt"
+    path.write_bytes(b"one")
+    st = old_stat(path)
+    first = StatCache(db)
+    first.digest(path, st)
+    first.flush()
+    if damage == "truncated":
+        db.write_bytes(db.read_bytes()[:100])
+    elif damage == "garbage":
+        db.write_bytes(b"\x00\xffnot sqlite" * 50)
+    elif damage == "other-table":
+        db.unlink()
+        with sqlite3.connect(db) as conn:
+            conn.execute("CREATE TABLE stat (path TEXT, digest TEXT)")
+            conn.execute("INSERT INTO stat VALUES (?, ?)", (str(path), b3(b"one")))
+    else:  # the right columns, values of the wrong type: no key ever matches
+        with sqlite3.connect(db) as conn:
+            conn.execute("UPDATE stat SET dev = 'x', ino = 'y', racy = 0")
+    path.write_bytes(b"two")  # the input changed; its stat key is presented as before
+    second = StatCache(db)
+    assert second.digest(path, st) == b3(b"two")
+    assert second.hashed == 1
+    second.flush()
+    assert StatCache(db).digest(path, st) == b3(b"two")  # rebuilt, usable again

@@ -3,6 +3,7 @@
 from recon.store.actions import ActionCache
 from recon.store.atomic import replace_dir, write_atomic, write_once
 from recon.store.canonical import canonical_json, digest_bytes, digest_json
+from recon.store.disk import DiskFull, space_for
 from recon.store.guard import StoreGuard
 from recon.store.maintenance import (
     GcReport,
@@ -31,6 +32,7 @@ from recon.store.tree import (
 __all__ = [
     "ActionCache",
     "CorruptObject",
+    "DiskFull",
     "GcReport",
     "MissingObject",
     "ObjectFault",
@@ -54,6 +56,7 @@ __all__ = [
     "reachable",
     "read_tree",
     "replace_dir",
+    "space_for",
     "tree_files",
     "tree_reader",
     "verify",

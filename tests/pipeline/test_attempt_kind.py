@@ -16,6 +16,7 @@ from recon.pipeline.kinds import attempt as attempt_kind
 from recon.pipeline.project import Project
 from recon.pipeline.tasks import Pipeline
 from recon.sandbox import AttemptRun
+from recon.store import DiskFull
 from tests.conftest import copy_project
 
 
@@ -118,17 +119,35 @@ def test_a_store_that_fails_on_the_output_is_a_retried_harness_failure(
     pipeline, cell = _one_attempt(tmp_path, monkeypatch)
     monkeypatch.setattr("recon.pipeline.kinds.attempt.run_native", _valid_with(lambda _: None))
 
-    def full(*_: object) -> str:
-        raise OSError(28, "No space left on device")
+    def broken(*_: object) -> str:
+        raise OSError(5, "Input/output error")
 
-    monkeypatch.setattr("recon.pipeline.kinds.attempt.put_tree", full)
+    monkeypatch.setattr("recon.pipeline.kinds.attempt.put_tree", broken)
     assert run_cell(pipeline.rt, cell) == "ran"
     record, pointer = _record(pipeline, cell)
     assert record.outcome == "harness_failure"
     assert record.reason.startswith(
-        "harness: storing the build output failed: [Errno 28] No space left on device"
+        "harness: storing the build output failed: [Errno 5] Input/output error"
     )
     assert pointer.retry is True and not pipeline.rt.cache.has(pointer.key)
+    pipeline.rt.close()
+
+
+def test_a_full_disk_under_the_store_stops_the_build_instead_of_recording_the_attempt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pipeline, cell = _one_attempt(tmp_path, monkeypatch)
+    monkeypatch.setattr("recon.pipeline.kinds.attempt.run_native", _valid_with(lambda _: None))
+
+    def full(*_: object) -> str:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("recon.pipeline.kinds.attempt.put_tree", full)
+    # The store's disk, not the attempt: the build stops with one error naming the disk,
+    # and nothing is recorded (a harness-failure record would be lost to the same disk).
+    with pytest.raises(DiskFull, match="no space left on the disk holding"):
+        run_cell(pipeline.rt, cell)
+    assert pipeline.rt.read_pointer(cell) is None
     pipeline.rt.close()
 
 

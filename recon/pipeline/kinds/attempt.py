@@ -56,7 +56,7 @@ from recon.sandbox import (
     run_docker,
     run_native,
 )
-from recon.store import TreeRefused, checkout_tree, put_tree
+from recon.store import DiskFull, TreeRefused, checkout_tree, put_tree, space_for
 
 if TYPE_CHECKING:
     from recon.pipeline.cells import Cell, Runtime
@@ -71,18 +71,23 @@ def attempt(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
         run = _run(rt, cell, entry, work, Path(tmp) / "build")
         run, build = _store_build(rt, run)
     try:
-        return _produced(rt, cell, inputs, run, build)
+        with space_for(rt.project.store_root):
+            return _produced(rt, cell, inputs, run, build)
+    except DiskFull:
+        raise  # the store's disk, not the attempt's: the build stops with one error
     except Exception as err:  # a record that cannot be written: the harness's, retried
         return _produced(rt, cell, inputs, not_started(_harness_reason(err)), None)
 
 
 def _store_build(rt: Runtime, run: AttemptRun) -> tuple[AttemptRun, str | None]:
     """The run and its stored build output. An output the store refuses (the path named)
-    makes a valid attempt ``ungradeable``; a store that fails is a harness failure."""
+    makes a valid attempt ``ungradeable``; a store that fails is a harness failure, but a
+    full disk under the store stops the build (:class:`DiskFull`, one error naming it)."""
     if run.output is None:
         return run, None
     try:
-        return run, put_tree(rt.store, run.output)
+        with space_for(rt.project.store_root):
+            return run, put_tree(rt.store, run.output)
     except TreeRefused as err:
         refusal = f"{_printable(err.path, run.output)}: {err.why}"
         kept = dataclasses.replace(run, output=None, refusals=[*run.refusals, refusal])
@@ -90,6 +95,8 @@ def _store_build(rt: Runtime, run: AttemptRun) -> tuple[AttemptRun, str | None]:
             return kept, None
         why = f"the build output was refused: {refusal}"
         return dataclasses.replace(kept, outcome="ungradeable", reason=why), None
+    except DiskFull:
+        raise
     except Exception as err:
         why = _harness_reason(err, "storing the build output failed: ")
         return dataclasses.replace(run, outcome="harness_failure", reason=why, output=None), None

@@ -15,8 +15,8 @@ from recon.sandbox.docker import (
     run_docker,
 )
 from recon.sandbox.engine import EngineStart, engine_client, ensure_engine
-from recon.sandbox.gateway import GatewayPlan
 from recon.sandbox.entry_files import copy_agent_files, entry_mount
+from recon.sandbox.gateway import GatewayPlan
 from recon.sandbox.image import native_recipe
 from recon.sandbox.native import run_native
 from recon.sandbox.proxy import EgressLog, EgressProxy, Rule, allowed, parse_allow

@@ -1,12 +1,19 @@
-"""A tiny agent that runs *inside* the container (standard library only): it calls the model
-gateway once in each protocol, streamed and not, through the base-URL and key variables the
-harness sets, and writes what each reply says to ``dist/<call>.txt``. It also copies its own
-environment (``/proc/self/environ``) to ``dist/environ.bin``, so a test can look for a key in
-every byte of it. It stops at the first call that is not answered (exit 1), printing why.
+"""A tiny agent that runs *inside* the container (standard library only), through the
+base-URL and key variables the harness sets for the model gateway.
+
+``python3 agent.py probe``: one call in each protocol, streamed and not; what each reply
+says goes to ``dist/<call>.txt``. ``python3 agent.py solve BRIEF``: a bash agent for the
+scripted model's case scripts; each turn speaks the next protocol of the list, with the
+whole conversation so far; it runs the command of each reply and stops at the submit line.
+Both copy the agent's own environment (``/proc/self/environ``) to ``environ.bin`` (in
+``dist/``, or beside the build output), so a test can look for a key in every byte of it.
+A call that is not answered stops the agent (exit 1), printing why.
 """
 
 import json
 import os
+import re
+import subprocess
 import sys
 import urllib.request
 
@@ -78,20 +85,21 @@ CALLS = [
 ]  # fmt: skip
 
 
-def body(name, vendor, stream):
-    text = ask(name)
+def body(name, stream, turns):
+    """The request of call ``name`` for the conversation ``turns`` ((role, text) pairs)."""
+    messages = [{"role": role, "content": text} for role, text in turns]
     if name.startswith("anthropic"):
         return {"model": "claude-haiku-4-5", "max_tokens": 64, "stream": stream,
-                "messages": [{"role": "user", "content": text}]}  # fmt: skip
+                "messages": messages}  # fmt: skip
     if name.startswith("responses"):
-        return {"model": "gpt-4.1-mini", "stream": True, "input": text}
+        return {"model": "gpt-4.1-mini", "stream": True, "input": messages}
     if name.startswith("chat"):
-        return {"model": "gpt-4.1-mini", "stream": stream,
-                "messages": [{"role": "user", "content": text}]}  # fmt: skip
-    return {"contents": [{"role": "user", "parts": [{"text": text}]}]}
+        return {"model": "gpt-4.1-mini", "stream": stream, "messages": messages}
+    return {"contents": [{"role": "model" if role == "assistant" else "user",
+                          "parts": [{"text": text}]} for role, text in turns]}  # fmt: skip
 
 
-def headers(vendor):
+def headers(vendor):  # each vendor's way of sending a key
     if vendor == "anthropic":
         return {"x-api-key": KEY[vendor], "anthropic-version": "2023-06-01"}
     if vendor == "gemini":
@@ -99,19 +107,48 @@ def headers(vendor):
     return {"authorization": f"Bearer {KEY[vendor]}"}
 
 
-def main():
-    os.makedirs("dist", exist_ok=True)
-    with open("/proc/self/environ", "rb") as src, open("dist/environ.bin", "wb") as dst:
+def call(number, turns):
+    """Call ``number`` (cycling through the protocols): the reply's text."""
+    name, url, vendor, stream, read = CALLS[number % len(CALLS)]
+    status, reply = post(url, body(name, stream, turns), headers(vendor))
+    print(f"{name}: {status}", flush=True)
+    if status != 200:
+        print(reply[:500], flush=True)
+        sys.exit(1)
+    return name, read(reply, stream)
+
+
+def keep_environ(folder):
+    os.makedirs(folder, exist_ok=True)
+    with open("/proc/self/environ", "rb") as src, open(f"{folder}/environ.bin", "wb") as dst:
         dst.write(src.read())
-    for name, url, vendor, stream, read in CALLS:
-        status, reply = post(url, body(name, vendor, stream), headers(vendor))
-        print(f"{name}: {status}", flush=True)
-        if status != 200:
-            print(reply[:500], flush=True)
-            sys.exit(1)
+
+
+def probe():
+    keep_environ("dist")
+    for number, (name, *_) in enumerate(CALLS):
+        _, text = call(number, [("user", ask(name))])
         with open(f"dist/{name}.txt", "w") as out:
-            out.write(read(reply, stream))
+            out.write(text)
+
+
+def solve(brief):
+    keep_environ("site")
+    with open(brief) as task:
+        turns = [("user", task.read())]
+    for number in range(200):
+        _, text = call(number, turns)
+        found = re.search(r"```bash\n(.*)\n```", text, re.DOTALL)
+        command = found.group(1) if found else ""
+        if "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT" in command:
+            return
+        done = subprocess.run(["sh", "-c", command], capture_output=True, text=True)
+        turns += [("assistant", text), ("user", f"exit {done.returncode}\n{done.stdout}")]
+    sys.exit(1)
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1] == "probe":
+        probe()
+    else:
+        solve(sys.argv[2])

@@ -15,6 +15,7 @@ import docker
 import pytest
 
 from recon.agents import CommandAdapter
+from recon.agents.gateway import plan_of
 from recon.gateway import GatewayConfig, Limits, ScriptedUpstream, load_prices, prices_digest
 from recon.gateway.conversation import chat_view
 from recon.gateway.upstream import scripted_usage
@@ -47,7 +48,7 @@ def _plan(limits: Limits | None = None) -> GatewayPlan:
         prices_digest=prices_digest(),
         limits=limits or Limits(),
     )
-    return GatewayPlan(config, BASE_URLS, TOKEN_VARS)
+    return plan_of(config, BASE_URLS, TOKEN_VARS)
 
 
 def _run(
@@ -58,7 +59,7 @@ def _run(
     workspace.mkdir(parents=True)
     shutil.copy2(AGENT, workspace / "agent.py")
     return attempt(
-        engine, image, tmp_path, "python3 agent.py", budget=budget,
+        engine, image, tmp_path, "python3 agent.py probe", budget=budget,
         env=env or {}, secrets=list(secrets), gateway=plan, time_limit_s=120,
     )  # fmt: skip
 
@@ -68,7 +69,7 @@ def test_the_agent_gets_the_address_and_the_token_only() -> None:
     env = agent_env(plan)
     assert env["OPENAI_BASE_URL"] == "http://127.0.0.1:3129/v1"
     assert env["ANTHROPIC_BASE_URL"] == env["GOOGLE_GEMINI_BASE_URL"] == "http://127.0.0.1:3129"
-    assert {env[v] for v in TOKEN_VARS} == {plan.config.token}
+    assert {env[v] for v in TOKEN_VARS} == {plan.token}
 
 
 @pytest.mark.docker
@@ -95,7 +96,7 @@ def test_every_protocol_is_answered_and_metered_through_the_container(
     assert recording.usage == expected  # the gateway's totals: the upstream's, exactly
     assert recording.cost_usd is not None and recording.cost_usd > 0
     environ = (run.output / "environ.bin").read_bytes()
-    assert plan.config.token.encode() in environ  # the token, as each key variable
+    assert plan.token.encode() in environ  # the token, as each key variable
     assert b"ANTHROPIC_BASE_URL=http://127.0.0.1:3129\0" in environ
 
 
@@ -104,7 +105,7 @@ def test_a_canary_key_reaches_no_byte_of_the_sandbox(
     engine: docker.DockerClient, image: ImageBuild, tmp_path: Path
 ) -> None:
     agent = Agent(
-        name="gateway-agent", version="1", command=["python3", "agent.py"],
+        name="gateway-agent", version="1", command=["python3", "agent.py", "probe"],
         env=["ANTHROPIC_API_KEY", "KEEP"], credentials=["ANTHROPIC_API_KEY"],
         gateway={"ANTHROPIC_BASE_URL": ""},
     )  # fmt: skip
@@ -116,7 +117,7 @@ def test_a_canary_key_reaches_no_byte_of_the_sandbox(
     assert run.outcome == "valid", run.reason
     assert run.output is not None
     environ = (run.output / "environ.bin").read_bytes()
-    assert f"ANTHROPIC_API_KEY={plan.config.token}\0".encode() in environ
+    assert f"ANTHROPIC_API_KEY={plan.token}\0".encode() in environ
     assert b"KEEP=kept\0" in environ
     for path in run.output.rglob("*"):
         assert CANARY.encode() not in path.read_bytes(), path

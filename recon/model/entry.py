@@ -262,6 +262,12 @@ class Entry(Versioned):
                 "agent.gateway: the model gateway is wired into the docker backend only; "
                 "use sandbox.backend docker"
             )
+        loopback = {"127.0.0.1", "localhost", "::1"}
+        if self.agent.gateway and any(r.host in loopback for r in parse_allow(self.sandbox.egress)):
+            raise ValueError(
+                "sandbox.egress: an agent that goes through the gateway reaches it on the "
+                "sandbox's own 127.0.0.1; remove the host's loopback from the allow-list"
+            )
         budgets = [n for n in ("tokens", "cost_usd") if getattr(self.budget, n) is not None]
         if budgets and not self.agent.gateway:
             raise ValueError(

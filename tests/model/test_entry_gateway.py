@@ -45,6 +45,7 @@ def _gateway_entry(**changes: Any) -> dict[str, Any]:
     data["agent"]["gateway"] = {"OPENAI_BASE_URL": "/v1", "ANTHROPIC_BASE_URL": ""}
     data["budget"]["tokens"] = 5000
     data["budget"]["cost_usd"] = 0.25
+    data["sandbox"]["egress"] = []
     for path, value in changes.items():
         *parents, last = path.split("__")
         node = data
@@ -100,6 +101,12 @@ def test_the_gateway_is_docker_only(tmp_path: Path) -> None:
     data = _gateway_entry(sandbox__backend="native", sandbox__egress=[])
     data["agent"]["command"] = ["true"]
     assert "docker backend only" in _refused(tmp_path, data)
+
+
+def test_a_gateway_entry_does_not_proxy_the_loopback(tmp_path: Path) -> None:
+    assert _load(tmp_path, _gateway_entry()).sandbox.egress == []
+    loopback = _gateway_entry(sandbox__egress=["127.0.0.1:18080"])  # the old scripted server
+    assert "remove the host's loopback" in _refused(tmp_path, loopback)
 
 
 def test_a_gateway_variable_is_not_also_forwarded_or_fixed(tmp_path: Path) -> None:

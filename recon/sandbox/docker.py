@@ -20,12 +20,6 @@ sleeping; every step is an exec in it:
 5. the egress proxy stops and its socket is removed; the contract's build step runs offline
    (the registry restarted, no bridge, no socket) with the time that is left; leftovers
    killed;
-
-With a model gateway (``gateway=``, ``gateway.py``), it starts on the host with the proxy,
-its socket beside the proxy's; a second bridge on 127.0.0.1:``GATEWAY_PORT`` reaches it;
-the agent gets its base-URL and token variables; it stops when the agent step ends (step
-4), and its recording is the run's ``gateway``. An attempt the gateway stopped (a spent
-budget, the gateway's harness failure) ends there, without the build step.
 6. the output is checked against ``budget.output_files`` and ``budget.output_depth`` in the
    container, then streamed out as a tar and taken in on the host by ``unpack_output``, the
    rule the native backend applies too (``outputs.py``): links inside the output become
@@ -33,12 +27,19 @@ budget, the gateway's harness failure) ends there, without the build step.
    a file over the cap, ...) is ``ungradeable``, its reason naming the path. Exec control and
    output reading are ``container.py``'s.
 
+With a model gateway (``gateway=``, ``gateway.py``), it starts on the host with the proxy,
+its socket beside the proxy's; a second bridge on 127.0.0.1:``GATEWAY_PORT`` reaches it;
+the agent gets its base-URL and token variables; it stops when the agent step ends (step
+4), and its recording is the run's ``gateway``. An attempt the gateway stopped (a spent
+budget, the gateway's harness failure) ends there, without the build step.
+
 Every exception becomes an attempt: the engine's and the environment's are ``harness:``,
 any other is ``harness bug: <Exception>`` (``attempt.py``).
 
 Outcomes (DESIGN §7): ``valid``, ``missing`` (the agent failed or was stopped),
-``ungradeable`` (the build failed or left nothing), ``timeout``, and ``harness_failure``
-for anything the engine or the harness caused — never reported as a model failure.
+``ungradeable`` (the build failed or left nothing), ``timeout`` (the time limit, or the
+model budget: ``model budget: ...``), and ``harness_failure`` for anything the engine or
+the harness caused — never reported as a model failure.
 """
 
 from __future__ import annotations
@@ -285,7 +286,8 @@ class _Attempt(Container):
         self._registry()
         self._lap("prepare")
         self.deadline = time.monotonic() + self.limit  # harness overhead is not the agent's
-        agent = self._exec(command, _AGENT, WORK, self._env(env), self.deadline)
+        gateway = agent_env(self.gateway.plan) if self.gateway is not None else {}
+        agent = self._exec(command, _AGENT, WORK, self._env({**env, **gateway}), self.deadline)
         self.trace_log = agent.log
         self.logs = b"== agent ==\n" + self._scrub(agent.log)
         self._lap("agent")
@@ -486,7 +488,6 @@ class _Attempt(Container):
             "NO_PROXY": local,
             "no_proxy": local,
             **extra,
-            **(agent_env(self.gateway.plan) if self.gateway is not None else {}),
         }
 
     def _failed(self, what: str, code: int | None) -> str:

@@ -16,14 +16,21 @@ import pytest
 
 from recon.agents import CommandAdapter
 from recon.agents.gateway import plan_of
-from recon.gateway import GatewayConfig, Limits, ScriptedUpstream, load_prices, prices_digest
+from recon.gateway import (
+    GatewayConfig,
+    Limits,
+    ReplayUpstream,
+    ScriptedUpstream,
+    load_prices,
+    prices_digest,
+)
 from recon.gateway.conversation import chat_view
 from recon.gateway.upstream import scripted_usage
-from recon.model import Agent, Budget
+from recon.model import Agent, Budget, BuildStep
 from recon.model.gateway import GatewayOutcome, Recording, Usage
 from recon.sandbox import CONTAINER_PATHS, DockerRun, ImageBuild
 from recon.sandbox.gateway import GatewayPlan, agent_env, verdict
-from tests.sandbox.conftest import BUDGET, attempt
+from tests.sandbox.conftest import BUDGET, NO_BUILD, attempt
 
 AGENT = Path(__file__).with_name("gateway_agent.py")
 CANARY = "sk-canary-0f9d8c7b6a5e4d3c2b1a"
@@ -54,13 +61,14 @@ def _plan(limits: Limits | None = None) -> GatewayPlan:
 def _run(
     engine: docker.DockerClient, image: ImageBuild, tmp_path: Path, plan: GatewayPlan,
     budget: Budget = BUDGET, env: dict[str, str] | None = None, secrets: Sequence[str] = (),
+    build: BuildStep = NO_BUILD,
 ) -> DockerRun:  # fmt: skip
     workspace = tmp_path / "workspace"
     workspace.mkdir(parents=True)
     shutil.copy2(AGENT, workspace / "agent.py")
     return attempt(
         engine, image, tmp_path, "python3 agent.py probe", budget=budget,
-        env=env or {}, secrets=list(secrets), gateway=plan, time_limit_s=120,
+        env=env or {}, secrets=list(secrets), gateway=plan, time_limit_s=120, build=build,
     )  # fmt: skip
 
 
@@ -159,3 +167,31 @@ def test_verdict_maps_the_gateway_outcome_to_the_attempt() -> None:
         "harness_failure",
         "harness: gateway: credentials rejected: X_KEY",
     )
+
+
+@pytest.mark.docker
+def test_the_gateway_is_gone_before_the_build_step(
+    engine: docker.DockerClient, image: ImageBuild, tmp_path: Path
+) -> None:
+    probe = "import socket; socket.create_connection(('127.0.0.1', 3129), 5)"
+    offline = (
+        f'test ! -e /recon/gateway.sock && ! python3 -c "{probe}" 2>/dev/null '
+        "&& echo offline > dist/offline.txt"
+    )
+    build = BuildStep(command=["sh", "-c", offline], output="dist")
+    run = _run(engine, image, tmp_path, _plan(), build=build)
+    assert run.outcome == "valid", (run.reason, run.logs[-1500:])
+    assert run.output is not None and (run.output / "offline.txt").read_text() == "offline\n"
+
+
+@pytest.mark.docker
+def test_the_gateways_harness_failure_is_the_attempts(
+    engine: docker.DockerClient, image: ImageBuild, tmp_path: Path
+) -> None:
+    config = GatewayConfig(
+        upstream=ReplayUpstream.of([]), prices=load_prices(), prices_digest=prices_digest()
+    )
+    run = _run(engine, image, tmp_path, plan_of(config, BASE_URLS, TOKEN_VARS))
+    assert run.outcome == "harness_failure"
+    assert run.reason.startswith("harness: gateway: replay: turn 1: the recording holds 0 calls")
+    assert run.gateway is not None and run.gateway.outcome is not None

@@ -5,7 +5,9 @@ run command with placeholders for the brief, the workspace, the evidence and a t
 and environment variables forwarded by name. The adapter fills the placeholders for a
 backend, takes the forwarded values from the host environment at run time (they go to the
 sandbox and to the log scrubber, never into a record, log or manifest), checks credentials
-before anything starts, and parses trace counts afterwards.
+before anything starts, and parses trace counts afterwards. An agent that reaches its model
+through the gateway (``agent.gateway``) never gets its credentials' host values: the
+gateway holds them, and the sandbox gets the attempt's token instead.
 """
 
 from __future__ import annotations
@@ -63,11 +65,13 @@ class CommandAdapter:
             install = shlex.join(part.format(**paths) for part in self.agent.install)
             command = ["sh", "-c", f'{install} && exec "$@"', "recon-agent", *command]
         forwarded = {name: environ[name] for name in self.agent.env if name in environ}
+        # Through the gateway a credential stays on the host: the sandbox gets the token.
+        kept = set(self.agent.credentials) if self.agent.gateway else set()
         template = " ".join([*self.agent.command, *self.agent.install])
         trace_file = paths.get("trace") if "{trace}" in template else None
         return Prepared(
             command=command,
-            env={**self.agent.set_env, **forwarded},
+            env={**self.agent.set_env, **{k: v for k, v in forwarded.items() if k not in kept}},
             secrets=[value for value in forwarded.values() if value],
             trace_file=trace_file,
         )

@@ -85,6 +85,8 @@ def _check_file_pattern(value: str) -> str:
 
 
 FilePattern = Annotated[str, AfterValidator(_check_file_pattern)]
+BasePath = Annotated[str, Field(max_length=256, pattern=r"^(/[A-Za-z0-9._~-]+)*$")]
+"""The path a client's base URL ends in (``/v1``), or nothing."""
 
 
 class ModelPin(Strict):
@@ -111,6 +113,13 @@ class Agent(Strict):
     before any container starts. ``set_env`` holds fixed, non-secret values. Neither may name
     a loader variable (``DANGEROUS_ENV``, ``LD_*``, ``DYLD_*``). ``trace`` names the parser
     of turns, tool calls and tokens.
+
+    ``gateway`` makes the agent reach its model through the attempt's model gateway
+    (``recon.gateway``, docker backend): each variable it names is set in the sandbox to the
+    gateway's address followed by its path (``{ANTHROPIC_BASE_URL: "", OPENAI_BASE_URL: /v1,
+    GOOGLE_GEMINI_BASE_URL: ""}``: the agent's own base-URL settings). Each of
+    ``credentials`` then holds the attempt's token in the sandbox, never its host value: the
+    gateway reads the real key from the host environment and adds it upstream.
     """
 
     name: Name
@@ -125,6 +134,7 @@ class Agent(Strict):
     skills: list[RelativePath] = Field(default_factory=list, max_length=1000)
     """The files of ``files`` that are skill or prompt files given to the agent: their
     digest is the entry's skill digest, published in the release JSON."""
+    gateway: dict[EnvName, BasePath] = Field(default_factory=dict, max_length=16)
 
     def placeholders(self) -> set[str]:
         """The placeholders the command and install templates use."""
@@ -141,6 +151,12 @@ class Agent(Strict):
         twice = sorted({f for f in self.files if self.files.count(f) > 1})
         if twice:
             raise ValueError(f"files: {twice} listed twice; list each file once")
+        fixed = sorted(set(self.gateway) & {*self.env, *self.set_env})
+        if fixed:
+            raise ValueError(
+                f"gateway: {fixed} are set to the gateway's address; remove them from "
+                "agent.env and agent.set_env"
+            )
         unlisted = sorted(set(self.skills) - set(self.files))
         if unlisted:
             raise ValueError(f"skills: {unlisted} must also be listed in agent.files; add them")
@@ -157,7 +173,7 @@ class Agent(Strict):
         return data
 
 
-_ADDED = ("install", "credentials", "set_env", "trace", "skills")
+_ADDED = ("install", "credentials", "set_env", "trace", "skills", "gateway")
 
 
 class Sandbox(Strict):
@@ -179,7 +195,9 @@ class Sandbox(Strict):
 class Budget(Strict):
     """``output_files`` caps the files and folders of the build output, ``output_depth``
     how many levels deep a path in it may go; past either the attempt is ``ungradeable``
-    with a refusal, and the output is never unpacked or stored."""
+    with a refusal, and the output is never unpacked or stored. ``tokens`` and
+    ``cost_usd`` (US dollars at the pinned prices) cap the model use of an attempt whose
+    agent goes through the gateway (``agent.gateway``); absent, there is no cap."""
 
     cpus: float = Field(gt=0, le=64)
     memory_mb: int = Field(ge=64, le=65_536)
@@ -189,13 +207,23 @@ class Budget(Strict):
     output_mb: int = Field(ge=1, le=4096)
     output_files: int = Field(default=20_000, ge=1, le=1_000_000)
     output_depth: int = Field(default=32, ge=1, le=256)
+    tokens: int | None = Field(default=None, ge=1, le=10**12, strict=True)
+    cost_usd: float | None = Field(default=None, gt=0, le=1_000_000)
+
+    @field_validator("cost_usd", mode="before")
+    @classmethod
+    def _a_number(cls, value: Any) -> Any:
+        """A number, not a string that looks like one (YAML ``"5"`` or ``5 USD``)."""
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
+            raise ValueError(f"{str(value)[:40]!r} is not a number; write dollars as 2.5")
+        return value
 
     @model_serializer(mode="wrap")
     def _omit_unset_caps(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """The output caps are left out at their defaults, so that the digests (and attempt
-        keys) of entries that do not set them stay as they were."""
+        """The output caps and model budgets are left out at their defaults, so that the
+        digests (and attempt keys) of entries that do not set them stay as they were."""
         data: dict[str, Any] = handler(self)
-        for name in ("output_files", "output_depth"):
+        for name in ("output_files", "output_depth", "tokens", "cost_usd"):
             if data.get(name) == Budget.model_fields[name].default:
                 data.pop(name, None)
         return data
@@ -225,6 +253,28 @@ class Entry(Versioned):
                 "agent.skills (and agent.files) and remove this key"
             )
         return None
+
+    @model_validator(mode="after")
+    def _gateway(self) -> Entry:
+        """Model budgets and the gateway go together, on the docker backend."""
+        if self.agent.gateway and self.sandbox.backend != "docker":
+            raise ValueError(
+                "agent.gateway: the model gateway is wired into the docker backend only; "
+                "use sandbox.backend docker"
+            )
+        loopback = {"127.0.0.1", "localhost", "::1"}
+        if self.agent.gateway and any(r.host in loopback for r in parse_allow(self.sandbox.egress)):
+            raise ValueError(
+                "sandbox.egress: an agent that goes through the gateway reaches it on the "
+                "sandbox's own 127.0.0.1; remove the host's loopback from the allow-list"
+            )
+        budgets = [n for n in ("tokens", "cost_usd") if getattr(self.budget, n) is not None]
+        if budgets and not self.agent.gateway:
+            raise ValueError(
+                f"budget.{budgets[0]} is enforced by the model gateway; name the agent's "
+                "base-URL variables in agent.gateway, or remove it"
+            )
+        return self
 
     @model_validator(mode="after")
     def _backend_placeholders(self) -> Entry:

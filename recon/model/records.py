@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 from recon.model.base import Strict, Versioned
 from recon.model.case import Digest
+from recon.model.gateway import Usage
 
 Outcome = Literal["valid", "missing", "ungradeable", "timeout", "harness_failure", "withdrawn"]
 CellKind = Literal[
@@ -46,6 +47,17 @@ class Egress(Strict):
     allowed: int = 0
     refused: int = 0
     failed: int = 0  # admitted by the allow-list, but the upstream did not answer
+
+
+class ModelUse(Strict):
+    """What an attempt's agent used of its model, metered at its gateway from the API's own
+    usage fields: calls, tokens by kind, and their cost at the pinned prices (None: a call's
+    model had no price). The recording itself (timings included) is run metadata."""
+
+    calls: int = Field(ge=0)
+    usage: Usage
+    tokens: int = Field(ge=0)  # Usage.tokens: every billed token
+    cost_usd: float | None = None
 
 
 class AttemptRecord(Versioned):
@@ -94,6 +106,15 @@ class AttemptRecord(Versioned):
     protocol_digest: Digest | None = None
     entry_digest: Digest | None = None
     evidence_condition: str | None = None
+    model_use: ModelUse | None = None  # an attempt through the model gateway (issue 24)
+
+    @model_serializer(mode="wrap")
+    def _omit_no_gateway(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Left out without a gateway, so that other attempts' records stay as they were."""
+        data: dict[str, Any] = handler(self)
+        if data.get("model_use") is None:
+            data.pop("model_use", None)
+        return data
 
     def conditions(self) -> dict[str, str | None]:
         """What must equal the release's for the attempt to count (image: the image cell's

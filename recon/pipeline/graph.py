@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from recon.errors import ConfigError
+from recon.gateway.prices import prices_digest
 from recon.model import ReleaseDef
 from recon.model.calibration import FOLDER as CALIBRATIONS
 from recon.model.calibration import path_of as calibration_path
@@ -102,6 +103,8 @@ class Graph:
             "entry_digest": self.entry_digest(entry_id),
             "protocol": self.project.protocol_digest(release.protocol),
         }
+        if entry.agent.gateway:  # the pinned prices: in the key of gateway attempts only
+            params["prices"] = prices_digest()
         files = [str(self.project.entries_dir / f"{entry_id}.yaml")]
         files += [str(self.project.entries_dir / rel) for rel in entry.agent.files]
         deps = {

@@ -1,5 +1,6 @@
 """recon.sandbox: attempt backends (native for development; docker for formal releases),
-the sandbox image, the offline dependency store, the Docker engine and the egress proxy."""
+the sandbox image, the offline dependency store, the Docker engine, the egress proxy and the
+attempt's model gateway on the host."""
 
 from recon.sandbox.attempt import AttemptRun, harness_bug, parse_trace
 from recon.sandbox.deps import Fetched, deps_dir, load_lock
@@ -15,6 +16,7 @@ from recon.sandbox.docker import (
 )
 from recon.sandbox.engine import EngineStart, engine_client, ensure_engine
 from recon.sandbox.entry_files import copy_agent_files, entry_mount
+from recon.sandbox.gateway import GatewayPlan
 from recon.sandbox.image import native_recipe
 from recon.sandbox.native import run_native
 from recon.sandbox.proxy import EgressLog, EgressProxy, Rule, allowed, parse_allow
@@ -36,6 +38,7 @@ __all__ = [
     "EgressProxy",
     "EngineStart",
     "Fetched",
+    "GatewayPlan",
     "ImageBuild",
     "ImageRecipe",
     "Mount",

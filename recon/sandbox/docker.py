@@ -27,12 +27,19 @@ sleeping; every step is an exec in it:
    a file over the cap, ...) is ``ungradeable``, its reason naming the path. Exec control and
    output reading are ``container.py``'s.
 
+With a model gateway (``gateway=``, ``gateway.py``), it starts on the host with the proxy,
+its socket beside the proxy's; a second bridge on 127.0.0.1:``GATEWAY_PORT`` reaches it;
+the agent gets its base-URL and token variables; it stops when the agent step ends (step
+4), and its recording is the run's ``gateway``. An attempt the gateway stopped (a spent
+budget, the gateway's harness failure) ends there, without the build step.
+
 Every exception becomes an attempt: the engine's and the environment's are ``harness:``,
 any other is ``harness bug: <Exception>`` (``attempt.py``).
 
 Outcomes (DESIGN §7): ``valid``, ``missing`` (the agent failed or was stopped),
-``ungradeable`` (the build failed or left nothing), ``timeout``, and ``harness_failure``
-for anything the engine or the harness caused — never reported as a model failure.
+``ungradeable`` (the build failed or left nothing), ``timeout`` (the time limit, or the
+model budget: ``model budget: ...``), and ``harness_failure`` for anything the engine or
+the harness caused — never reported as a model failure.
 """
 
 from __future__ import annotations
@@ -55,12 +62,15 @@ from requests.exceptions import RequestException
 
 from recon.errors import HarnessError, ReconError
 from recon.model import Budget, BuildStep, Outcome
+from recon.model.gateway import Recording
 from recon.sandbox import engine
 from recon.sandbox.attempt import AttemptRun, harness_bug, parse_trace
 from recon.sandbox.container import Container, Fault
 from recon.sandbox.deps import MOUNT as DEPS_MOUNT
 from recon.sandbox.deps import REGISTRY_PORT
 from recon.sandbox.exec_stream import STDERR, ExecStream, StreamError
+from recon.sandbox.gateway import GATEWAY_PORT, AttemptGateway, GatewayPlan, agent_env, verdict
+from recon.sandbox.gateway import SOCKET as GATEWAY_SOCKET
 from recon.sandbox.outputs import (
     OutputCaps,
     OutputRefused,
@@ -109,6 +119,7 @@ class DockerRun(AttemptRun):
     container_id: str = ""  # removed by the time the run returns
     timings: dict[str, float] = field(default_factory=dict)
     trace_file: bytes = b""  # the agent's trajectory (``trace_file=``), secrets scrubbed
+    gateway: Recording | None = None  # the model gateway's recording (``gateway=``)
 
 
 @dataclass(frozen=True)
@@ -150,12 +161,14 @@ def run_docker(
     file_cap_mb: int = FILE_CAP_MB,
     deps: Path | None = None,
     trace_file: str | None = None,
+    gateway: GatewayPlan | None = None,
 ) -> DockerRun:
     """Run ``command`` on a copy of ``workspace`` in a container of ``image``, then the
     build step; unpack the build output into ``out`` (which must not exist yet).
 
     ``deps``: the fetched offline dependency store, mounted read-only at ``/deps``.
-    ``trace_file``: a container path the agent writes its trajectory to, read back."""
+    ``trace_file``: a container path the agent writes its trajectory to, read back.
+    ``gateway``: the attempt's model gateway, served beside the egress proxy."""
     started = time.monotonic()
     limit = min(time_limit_s, budget.wall_s)
     attempt = _Attempt(budget, limit, image, secrets, file_cap_mb, started)
@@ -170,8 +183,13 @@ def run_docker(
         with (
             tempfile.TemporaryDirectory(prefix="recon-sbx-") as stage,
             EgressProxy(Path(stage) / "egress.sock", list(egress), uid=AGENT_UID) as proxy,
+            contextlib.ExitStack() as stack,
         ):
             attempt.proxy = proxy
+            if gateway is not None:
+                attempt.gateway = stack.enter_context(
+                    AttemptGateway(gateway, Path(stage), uid=AGENT_UID)
+                )
             attempt.allow_hosts = {rule.host for rule in proxy.rules}
             try:
                 result = attempt.run(workspace, Path(stage), command, env or {}, mounts, build, out)
@@ -245,6 +263,7 @@ class _Attempt(Container):
         self.trace_path: str | None = None
         self.trace_file = b""
         self.proxy: EgressProxy | None = None
+        self.gateway: AttemptGateway | None = None
 
     # -- the steps --------------------------------------------------------------------
 
@@ -263,13 +282,19 @@ class _Attempt(Container):
         self._lap("create")
         self._unpack()
         self._bridge()
+        self._gateway_bridge()
         self._registry()
         self._lap("prepare")
         self.deadline = time.monotonic() + self.limit  # harness overhead is not the agent's
-        agent = self._exec(command, _AGENT, WORK, self._env(env), self.deadline)
+        gateway = agent_env(self.gateway.plan) if self.gateway is not None else {}
+        agent = self._exec(command, _AGENT, WORK, self._env({**env, **gateway}), self.deadline)
         self.trace_log = agent.log
         self.logs = b"== agent ==\n" + self._scrub(agent.log)
         self._lap("agent")
+        stopped = verdict(self.gateway.stop() if self.gateway is not None else None)
+        if stopped is not None:  # the gateway's reason, whatever the agent did then
+            self._read_trace()
+            return self.done(*stopped, agent.code)
         if agent.code is None:
             return self.done("timeout", f"agent exceeded the time limit of {self.limit}s", None)
         self._read_trace()
@@ -360,6 +385,12 @@ class _Attempt(Container):
         """Start the loopback bridge to the egress proxy."""
         cmd = ["python3", f"{STAGE}/bridge.py", f"{STAGE}/egress.sock", str(PROXY_PORT)]
         self._service(cmd, "egress bridge", _AGENT)  # the socket admits the agent's uid only
+
+    def _gateway_bridge(self) -> None:
+        """Start the loopback bridge to the model gateway, when the attempt has one."""
+        if self.gateway is not None:
+            cmd = ["python3", f"{STAGE}/bridge.py", f"{STAGE}/{GATEWAY_SOCKET}", str(GATEWAY_PORT)]
+            self._service(cmd, "gateway bridge", _AGENT)
 
     def _offline(self) -> None:
         """The build step runs offline: the proxy stops and its socket is removed."""
@@ -485,11 +516,12 @@ class _Attempt(Container):
         self, outcome: Outcome, reason: str, code: int | None, out: Path | None = None
     ) -> DockerRun:
         took = round(time.monotonic() - self.started, 3)
+        recording = self.gateway.stop() if self.gateway is not None else None
         return DockerRun(
             outcome, reason, code, took, self.logs, out, parse_trace(self.trace_log),
             refusals=list(self.refusals), egress=self.egress, image_id=self.image_id,
             container_id=self.container.id if self.container is not None else "",
-            timings=dict(self.timings), trace_file=self.trace_file,
+            timings=dict(self.timings), trace_file=self.trace_file, gateway=recording,
         )  # fmt: skip
 
 

@@ -11,7 +11,14 @@ no harness change re-runs an agent). Writes:
   render and grade cells read, so a re-run with identical output re-renders nothing
   (an invalid attempt's output, if any, is kept as ``partial``);
 - ``run``: the :class:`~recon.model.RunRecord`, run metadata (duration, logs, engine image
-  id, egress event log), kept out of every key and of the manifest's cells.
+  id, egress event log), kept out of every key and of the manifest's cells;
+- ``gateway``: for an entry whose agent goes through the model gateway (``agent.gateway``),
+  the gateway's :class:`~recon.model.gateway.Recording` (every exchange, with timings): run
+  metadata too, like ``run``. What it metered (calls, tokens by kind, cost) is the record's
+  ``model_use``; the pinned price table's digest is the cell's ``prices`` parameter, so it
+  is in the key of gateway attempts only (other attempts' keys do not move). A spent model
+  budget is a ``timeout`` whose reason starts ``model budget:`` (DESIGN §7, the time
+  limit's row: kept, excluded, not retried).
 
 Whatever a backend raises becomes a record: a :class:`~recon.errors.ReconError` is the
 harness's failure (retried); anything else is a harness bug, a harness failure whose
@@ -30,6 +37,7 @@ recorded under the key, it stays a harness failure until an input of the attempt
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import tempfile
@@ -40,8 +48,10 @@ from typing import TYPE_CHECKING, Any
 from requests.exceptions import RequestException
 
 from recon.agents import CommandAdapter, not_started
+from recon.agents.gateway import gateway_plan, uses_gateway
 from recon.errors import HarnessError, ReconError
-from recon.model import AttemptRecord, Egress, Entry, RunRecord
+from recon.model import AttemptRecord, Egress, Entry, ModelUse, Ref, RunRecord
+from recon.model.gateway import Recording
 from recon.pipeline.keys import cell_key
 from recon.pipeline.kinds._base import Produced, blob, tree
 from recon.sandbox import (
@@ -137,6 +147,7 @@ def _produced(
         reason += f" (final: {try_index} retries, protocol.retry.harness_failure)"
     extra: dict[str, Any] = {"refusals": run.refusals}
     meta: dict[str, Any] = {}
+    outputs: dict[str, Ref] = {}
     if isinstance(run, DockerRun):
         counts = {k: run.egress.get(k, 0) for k in ("allowed", "refused", "failed")}
         extra["egress"] = Egress(**counts)
@@ -144,6 +155,9 @@ def _produced(
             "image_id": run.image_id or None,
             "egress_events": rt.store.put_json(run.egress.get("events", [])),
         }
+        if run.gateway is not None:
+            extra["model_use"] = _model_use(run.gateway)
+            outputs["gateway"] = blob(rt.store, run.gateway.model_dump(mode="json"))
     record = AttemptRecord(
         entry=entry.id,
         case=loaded.id,
@@ -164,13 +178,17 @@ def _produced(
         **extra,
     )
     ran = RunRecord(duration_s=run.duration_s, logs=rt.store.put_bytes(run.logs), **meta)
-    outputs = {
-        "record": blob(rt.store, record.model_dump(mode="json")),
-        "run": blob(rt.store, ran.model_dump(mode="json")),
-    }
+    outputs["record"] = blob(rt.store, record.model_dump(mode="json"))
+    outputs["run"] = blob(rt.store, ran.model_dump(mode="json"))
     if build is not None:  # an invalid attempt's output is kept, never rendered
         outputs["build" if run.outcome == "valid" else "partial"] = tree(build)
     return Produced(outputs, retry=retry)
+
+
+def _model_use(recording: Recording) -> ModelUse:
+    usage = recording.usage
+    calls = sum(1 for e in recording.exchanges if e.refused is None)
+    return ModelUse(calls=calls, usage=usage, tokens=usage.tokens, cost_usd=recording.cost_usd)
 
 
 def _previous_try(
@@ -189,8 +207,14 @@ def _previous_try(
 def _run(rt: Runtime, cell: Cell, entry: Entry, work: Path, out: Path) -> AttemptRun:
     """The backend's run; every exception becomes a harness failure with its reason."""
     try:
-        # A scripted model (provider `scripted`) is served for the run, its key the credential.
-        with rt.models.serving(entry, rt.project.entries_dir) as issued:
+        # A scripted model (provider `scripted`) is served for the run, its key the credential;
+        # through the gateway, the gateway answers for it instead.
+        serving: contextlib.AbstractContextManager[Mapping[str, str]] = (
+            contextlib.nullcontext({})
+            if uses_gateway(entry)
+            else rt.models.serving(entry, rt.project.entries_dir)
+        )
+        with serving as issued:
             return _start(rt, cell, entry, work, out, {**os.environ, **issued})
     except ReconError as err:
         return not_started(f"harness: {err}")
@@ -241,11 +265,13 @@ def _docker(
         tag = default_recipe().tag  # run_docker reports the engine or image as missing
     adapter = CommandAdapter(entry.agent)
     agent = adapter.prepare(CONTAINER_PATHS, environ)
+    gateway = gateway_plan(entry, rt.project.entries_dir, environ) if uses_gateway(entry) else None
     run = run_docker(
         work, agent.command, entry.budget, time_limit_s, tag,
         build=build, out=out, egress=entry.sandbox.egress, env=agent.env,
         secrets=agent.secrets, sealed=sealed, deps=deps, trace_file=agent.trace_file,
         mounts=[entry_mount(rt.project.entries_dir, entry, out.parent / "entry")],
+        gateway=gateway,
     )  # fmt: skip
     run.trace = adapter.trace(run.logs, run.trace_file)
     return run

@@ -1,0 +1,163 @@
+"""An attempt cell whose agent reaches its model through the gateway (issue 24): the price
+table's digest in its key (and in no other attempt's), the recording as run metadata, the
+metered use in the record, a spent budget as the record's outcome, no key in any store
+object. The entry is test-only (``tests/pipeline/gateway/``): entries/ stays as it is."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from recon.agents.model_server import CaseScripts
+from recon.agents.scripted import ANSWERS, KIND
+from recon.gateway.conversation import chat_view
+from recon.gateway.prices import prices_digest
+from recon.gateway.upstream import scripted_usage
+from recon.model import AttemptRecord, Pointer
+from recon.model.gateway import Recording, Usage
+from recon.pipeline.cells import Cell, run_cell, walk
+from recon.pipeline.kinds._base import RUN_METADATA
+from recon.pipeline.project import Project
+from recon.pipeline.tasks import Pipeline
+from recon.store import checkout_tree
+from tests.conftest import copy_project
+
+HERE = Path(__file__).parent
+AGENT = HERE.parent / "sandbox" / "gateway_agent.py"
+CASE = "clean-blog"  # seven files: nine turns, each protocol at least once
+KEYS = {"ANTHROPIC_API_KEY": "sk-ant-canary-4d1f", "OPENAI_API_KEY": "sk-oai-canary-9b2e",
+        "GEMINI_API_KEY": "gm-canary-77c3a0"}  # fmt: skip
+OLD_PARAMS = {"entry", "case", "index", "entry_digest", "protocol"}
+
+
+def _project(tmp_path: Path, **budget: object) -> Path:
+    project = copy_project(tmp_path / "p")
+    entry = yaml.safe_load((HERE / "gateway" / "gateway-scripted.yaml").read_text())
+    entry["budget"].update(budget)
+    (project / "entries" / "gateway-scripted.yaml").write_text(yaml.safe_dump(entry))
+    (project / "entries" / "gateway").mkdir()
+    shutil.copy2(AGENT, project / "entries" / "gateway" / "agent.py")
+    release = {
+        "schema_version": 1, "id": "gw", "title": "gateway", "cases": [CASE],
+        "entries": ["gateway-scripted"], "aggregation": {"rule": "case-mean-v1"},
+        "protocol": {"name": "gw-docker", "repeats": 1, "time_limit_s": 300,
+                     "backend": "docker", "formal": True, "retry": {"harness_failure": 0}},
+    }  # fmt: skip
+    (project / "releases" / "gw.yaml").write_text(yaml.safe_dump(release))
+    return project
+
+
+def _attempts(pipeline: Pipeline, release: str) -> list[Cell]:
+    return [c for c in walk([pipeline.roots[release]]) if c.kind == "attempt"]
+
+
+def test_the_price_digest_keys_gateway_attempts_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = _project(tmp_path)
+    monkeypatch.setenv("RECON_STORE", str(project / "store"))
+    pipeline = Pipeline(Project.open(project))
+    (gateway,) = _attempts(pipeline, "gw")
+    assert gateway.params["prices"] == prices_digest()
+    before = {c.id: c.params for c in _attempts(pipeline, "2025q1")}
+    assert before and all(set(p) == OLD_PARAMS for p in before.values())
+    pipeline.rt.close()
+
+    monkeypatch.setattr("recon.pipeline.graph.prices_digest", lambda: "f" * 64)
+    again = Pipeline(Project.open(project))
+    (moved,) = _attempts(again, "gw")
+    assert moved.params["prices"] == "f" * 64  # a new price table re-keys gateway attempts
+    assert {c.id: c.params for c in _attempts(again, "2025q1")} == before  # and no other
+    again.rt.close()
+
+
+def test_the_recording_is_run_metadata() -> None:
+    assert RUN_METADATA["attempt"] == ("run", "gateway")
+
+
+def _build(project: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Pipeline, Pointer]:
+    monkeypatch.setenv("RECON_STORE", str(project / "store"))
+    for name, value in KEYS.items():
+        monkeypatch.setenv(name, value)
+    pipeline = Pipeline(Project.open(project))
+    (attempt,) = _attempts(pipeline, "gw")
+    for cell in walk([attempt]):
+        run_cell(pipeline.rt, cell)
+    return pipeline, pipeline.rt.require_pointer(attempt)
+
+
+def _record(pipeline: Pipeline, pointer: Pointer) -> AttemptRecord:
+    return AttemptRecord.model_validate(
+        pipeline.rt.store.read_json(pointer.outputs["record"].digest)
+    )
+
+
+@pytest.mark.docker
+def test_a_scripted_entry_runs_end_to_end_through_the_gateway(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = _project(tmp_path)
+    pipeline, pointer = _build(project, monkeypatch)
+    record = _record(pipeline, pointer)
+    assert record.outcome == "valid", record.reason
+    recording = Recording.model_validate(
+        pipeline.rt.store.read_json(pointer.outputs["gateway"].digest)
+    )
+    streams = [(e.protocol, e.stream) for e in recording.exchanges]
+    assert len(streams) >= 7 and len(set(streams)) == 7  # every protocol, streamed and not
+    assert recording.outcome is None and all(e.status == 200 for e in recording.exchanges)
+    script = CaseScripts.from_answers(project / "entries" / ANSWERS, KIND)
+    expected = Usage()
+    for exchange in recording.exchanges:  # what the scripted upstream reports, recomputed
+        text = script.reply(chat_view(exchange.protocol, exchange.request))
+        assert text is not None
+        assert exchange.usage == scripted_usage(exchange.protocol, exchange.request, text)
+        expected = expected + exchange.usage
+    assert recording.usage == expected  # the gateway's totals, exactly
+    assert record.model_use is not None
+    assert record.model_use.usage == recording.usage
+    assert record.model_use.tokens == recording.usage.tokens
+    assert record.model_use.calls == len(recording.exchanges)
+    assert record.model_use.cost_usd == recording.cost_usd
+    (attempt,) = _attempts(pipeline, "gw")
+    assert recording.prices_digest == prices_digest() == attempt.params["prices"]
+    built = tmp_path / "built"
+    checkout_tree(pipeline.rt.store, pointer.outputs["build"].digest, built)
+    answer = project / "entries" / ANSWERS / CASE / KIND
+    for path in answer.rglob("*"):
+        if path.is_file():
+            assert (built / path.relative_to(answer)).read_bytes() == path.read_bytes()
+    environ = (built / "environ.bin").read_bytes().split(b"\0")
+    assert b"ANTHROPIC_BASE_URL=http://127.0.0.1:3129" in environ
+    tokens = {v for v in environ if v.startswith((b"ANTHROPIC_API_KEY=", b"GEMINI_API_KEY="))}
+    assert len({t.split(b"=", 1)[1] for t in tokens}) == 1  # the one per-attempt token
+    _no_key_anywhere(project)
+    pipeline.rt.close()
+
+
+def _no_key_anywhere(project: Path) -> None:
+    """No byte of any key in any store object, pointer or record."""
+    found = []
+    for path in (project / "store").rglob("*"):
+        if path.is_file() and not path.is_symlink():
+            data = path.read_bytes()
+            found += [(path, n) for n, key in KEYS.items() if key.encode() in data]
+    assert not found
+
+
+@pytest.mark.docker
+def test_a_spent_token_budget_is_the_recorded_outcome(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = _project(tmp_path, tokens=300, cost_usd=None)
+    pipeline, pointer = _build(project, monkeypatch)
+    record = _record(pipeline, pointer)
+    assert record.outcome == "timeout"
+    assert record.reason.startswith("model budget: token budget spent: ")
+    assert not pointer.retry and "build" not in pointer.outputs  # kept, excluded, final
+    assert record.model_use is not None and record.model_use.tokens >= 300
+    _no_key_anywhere(project)
+    pipeline.rt.close()

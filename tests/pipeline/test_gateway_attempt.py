@@ -23,7 +23,7 @@ from recon.pipeline.kinds._base import RUN_METADATA
 from recon.pipeline.project import Project
 from recon.pipeline.tasks import Pipeline
 from recon.store import checkout_tree
-from tests.conftest import copy_project
+from tests.conftest import copy_project, doit_env
 
 HERE = Path(__file__).parent
 AGENT = HERE.parent / "sandbox" / "gateway_agent.py"
@@ -80,6 +80,8 @@ def test_the_recording_is_run_metadata() -> None:
 
 def _build(project: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Pipeline, Pointer]:
     monkeypatch.setenv("RECON_STORE", str(project / "store"))
+    # The offline dependency store `make test` fetched (as doit_env gives every doit run).
+    monkeypatch.setenv("RECON_DEPS", doit_env(project)["RECON_DEPS"])
     for name, value in KEYS.items():
         monkeypatch.setenv(name, value)
     pipeline = Pipeline(Project.open(project))

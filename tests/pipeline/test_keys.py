@@ -80,6 +80,7 @@ TABLE: list[tuple[str, frozenset[str]]] = [
     ("site/commands.py", frozenset()),  # `recon site diff`: a command, not the site cell
     ("site/diff_page.py", frozenset()),
     ("site/data.py", frozenset()),  # written by the export, beside the site tree
+    ("site/stale.py", frozenset()),  # the stale banner: written by publish, on a failed build
     ("site/*", frozenset({"site"})),
     ("*", frozenset()),  # the CLI, py.typed, metric cards...
 ]

@@ -301,8 +301,11 @@ def escapes(secret: Path) -> list[str]:
 
 
 def fetch_all(urls: list[str]) -> str:
-    """A page that fetches every URL and writes what came back into its own paragraph."""
-    return f"""<!doctype html><meta charset="utf-8"><main id="rows"></main>
+    """A page that fetches every URL and writes what came back into its own paragraph
+    (wrapped anywhere: an over-long path's answer would make the page wider than a still
+    may be, and clip it)."""
+    return f"""<!doctype html><meta charset="utf-8">
+<main id="rows" style="overflow-wrap:anywhere"></main>
 <script>
   const urls = {json.dumps(urls)};
   const row = (i, text) => {{

@@ -113,16 +113,24 @@ def test_an_output_the_store_cannot_hold_is_ungradeable_naming_the_path(
     pipeline.rt.close()
 
 
-def test_a_store_that_fails_on_the_output_is_a_retried_harness_failure(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _storing_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, error: OSError
+) -> tuple[Pipeline, Cell]:
+    """One valid native attempt whose build output the store fails to take with ``error``."""
     pipeline, cell = _one_attempt(tmp_path, monkeypatch)
     monkeypatch.setattr("recon.pipeline.kinds.attempt.run_native", _valid_with(lambda _: None))
 
-    def broken(*_: object) -> str:
-        raise OSError(5, "Input/output error")
+    def failing(*_: object) -> str:
+        raise error
 
-    monkeypatch.setattr("recon.pipeline.kinds.attempt.put_tree", broken)
+    monkeypatch.setattr("recon.pipeline.kinds.attempt.put_tree", failing)
+    return pipeline, cell
+
+
+def test_a_store_that_fails_on_the_output_is_a_retried_harness_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pipeline, cell = _storing_fails(tmp_path, monkeypatch, OSError(5, "Input/output error"))
     assert run_cell(pipeline.rt, cell) == "ran"
     record, pointer = _record(pipeline, cell)
     assert record.outcome == "harness_failure"
@@ -136,13 +144,7 @@ def test_a_store_that_fails_on_the_output_is_a_retried_harness_failure(
 def test_a_full_disk_under_the_store_stops_the_build_instead_of_recording_the_attempt(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    pipeline, cell = _one_attempt(tmp_path, monkeypatch)
-    monkeypatch.setattr("recon.pipeline.kinds.attempt.run_native", _valid_with(lambda _: None))
-
-    def full(*_: object) -> str:
-        raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr("recon.pipeline.kinds.attempt.put_tree", full)
+    pipeline, cell = _storing_fails(tmp_path, monkeypatch, OSError(28, "No space left on device"))
     # The store's disk, not the attempt: the build stops with one error naming the disk,
     # and nothing is recorded (a harness-failure record would be lost to the same disk).
     with pytest.raises(DiskFull, match="no space left on the disk holding"):

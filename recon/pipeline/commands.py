@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import socket
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -127,7 +128,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         raise ConfigError(pipeline.refused[rid])
     cell = find_cell(pipeline.roots[rid], args.attempt)
     try:
-        found = replay_attempt(pipeline.rt, cell, out)
+        found = replay_attempt(pipeline.rt, cell, out, lambda line: print(line, file=sys.stderr))
     finally:
         pipeline.rt.close()
     print(found.line)

@@ -21,7 +21,7 @@ pure over records and file listings; running and storing are at the edge.
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -201,9 +201,16 @@ def _short(tree: str | None) -> str:
     return tree[:12] if tree else "none"
 
 
-def replay_attempt(rt: Runtime, cell: Cell, out: Path | None = None) -> Replayed:
-    """Load, replay and compare one attempt; ``out`` gets the replayed output tree."""
+def replay_attempt(
+    rt: Runtime, cell: Cell, out: Path | None = None, note: Callable[[str], object] = print
+) -> Replayed:
+    """Load, replay and compare one attempt; ``out`` gets the replayed output tree,
+    ``note`` a line saying what is replayed before it runs."""
     inputs, before, recording = recorded(rt, cell)
+    note(
+        f"replaying {cell.name}: recorded {before.outcome}, {before.calls} model call(s) "
+        "answered from the recording, offline"
+    )
     with scratch(rt) as again:
         after, store = replay(again, cell, inputs, recording)
         files = None

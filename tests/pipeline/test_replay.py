@@ -93,6 +93,7 @@ def test_a_replay_gives_the_byte_identical_build_offline(
     code = main(["--root", str(offline.project), "replay", offline.cell.name, "--out", str(out)])
     printed = capsys.readouterr()
     assert (code, printed.out) == (0, f"identical build {build}\n"), printed.err
+    assert f"replaying {offline.cell.name}: recorded valid, " in printed.err
     stored = tmp_path / "stored"
     checkout_tree(offline.pipeline.rt.store, build, stored)
     assert _files(out) == _files(stored) and len(_files(stored)) >= 5

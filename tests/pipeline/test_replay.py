@@ -159,6 +159,29 @@ def test_a_recording_with_a_turn_removed_ends_at_that_turn(offline: Built) -> No
     )
 
 
+@pytest.mark.docker
+def test_an_unbuilt_or_since_changed_attempt_is_refused_exit_2(
+    offline: Built, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = ["--root", str(offline.project), "replay"]
+    unbuilt = "2025q1-docker.scripted-faithful-docker.clean-blog.0"
+    assert main([*root, unbuilt, "--release", "2025q1"]) == 2
+    assert capsys.readouterr().err == (
+        f"recon: {unbuilt}: not built yet; run `doit release:2025q1` first\n"
+    )
+    path = offline.project / "entries" / "gateway-scripted.yaml"
+    pinned = path.read_text()
+    entry = yaml.safe_load(pinned)
+    entry["budget"]["wall_s"] += 1  # another entry pin: another attempt than the recorded one
+    path.write_text(yaml.safe_dump(entry))
+    try:
+        assert main([*root, offline.cell.name]) == 2
+    finally:
+        path.write_text(pinned)
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "changed since it was recorded; rebuild it" in err
+
+
 def test_a_bad_attempt_id_is_one_line_and_exit_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

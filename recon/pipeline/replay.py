@@ -78,10 +78,13 @@ def recorded(rt: Runtime, cell: Cell) -> tuple[dict[str, str], Side, Recording]:
     """The attempt's inputs, its recorded run and its gateway recording; a
     :class:`ConfigError` when it has none to replay or was recorded under other inputs."""
     pointer = rt.read_pointer(cell)
-    if pointer is None or not rt.cache.has(pointer.key):
+    build = f"`doit release:{cell.context['release']}`"
+    if pointer is not None and pointer.retry:
         raise ConfigError(
-            f"{cell.name}: not built yet; run `doit release:{cell.context['release']}` first"
+            f"{cell.name}: its last try was a harness failure, to be retried; run {build} first"
         )
+    if pointer is None or not rt.cache.has(pointer.key):
+        raise ConfigError(f"{cell.name}: not built yet; run {build} first")
     if "gateway" not in pointer.outputs:
         raise ConfigError(
             f"{cell.name}: no gateway recording to replay (only an entry with agent.gateway, "
@@ -94,7 +97,7 @@ def recorded(rt: Runtime, cell: Cell) -> tuple[dict[str, str], Side, Recording]:
     if cell_key(cell.kind, rt.code(cell.kind), inputs, cell.params) != pointer.key:
         raise ConfigError(
             f"{cell.name}: its inputs (workspace, entry, protocol, image) changed since it "
-            f"was recorded; rebuild it with `doit release:{cell.context['release']}` first"
+            f"was recorded; rebuild it with {build} first"
         )
     record = AttemptRecord.model_validate(rt.store.read_json(pointer.outputs["record"].digest))
     recording = Recording.model_validate(rt.store.read_json(pointer.outputs["gateway"].digest))

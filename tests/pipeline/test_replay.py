@@ -31,7 +31,7 @@ from recon.pipeline.replay import (
 )
 from recon.pipeline.tasks import Pipeline
 from recon.store import checkout_tree
-from tests.conftest import copy_project
+from tests.conftest import copy_project, doit_env
 from tests.pipeline.test_gateway_attempt import KEYS, _attempts, _build, _project
 
 QUIET = ["sh", "-c", "{python} {entry_dir}/gateway/agent.py solve {brief} && rm site/environ.bin"]
@@ -53,17 +53,21 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Built]:
     entry = yaml.safe_load(path.read_text())
     entry["agent"]["command"] = QUIET
     path.write_text(yaml.safe_dump(entry))
-    with pytest.MonkeyPatch.context() as mp:
+    with pytest.MonkeyPatch.context() as mp:  # the build's environment, for the build only
         pipeline, pointer = _build(project, mp)
-        (cell,) = _attempts(pipeline, "gw")
-        yield Built(project, pipeline, cell, pointer)
-        pipeline.rt.close()
+    record = pipeline.rt.store.read_json(pointer.outputs["record"].digest)
+    assert "build" in pointer.outputs, record["reason"]
+    (cell,) = _attempts(pipeline, "gw")
+    yield Built(project, pipeline, cell, pointer)
+    pipeline.rt.close()
 
 
 @pytest.fixture
 def offline(built: Built, monkeypatch: pytest.MonkeyPatch) -> Built:
-    """The built project, with no model key in the environment."""
+    """The built project, its store and the offline dependency store named, and no model
+    key in the environment."""
     monkeypatch.setenv("RECON_STORE", str(built.project / "store"))
+    monkeypatch.setenv("RECON_DEPS", doit_env(built.project)["RECON_DEPS"])
     for name in KEYS:
         monkeypatch.delenv(name, raising=False)
     return built

@@ -8,6 +8,9 @@ protocol; a vendor gets the live upstream, whose key is read from the host envir
 from the entry's first credential (or the vendor's usual variable when it names none). The
 token goes into each of ``agent.credentials`` (or that usual variable) in the sandbox. The
 budget is ``budget.tokens`` and ``budget.cost_usd``; the prices are the pinned table's.
+With ``replay`` (``recon replay``), whatever the provider, the attempt's recording answers
+instead (:class:`~recon.gateway.ReplayUpstream`): no model host, no key; the token goes
+into the same variables as on the recorded run.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from recon.agents.model_server import CaseScripts
 from recon.agents.scripted import ANSWERS, KIND
 from recon.errors import HarnessError
 from recon.model import Entry
+from recon.model.gateway import Recording
 from recon.sandbox import GatewayPlan
 
 if TYPE_CHECKING:
@@ -31,25 +35,33 @@ def uses_gateway(entry: Entry) -> bool:
     return bool(entry.agent.gateway)
 
 
-def gateway_plan(entry: Entry, entries_dir: Path, environ: Mapping[str, str]) -> GatewayPlan:
-    """The attempt's gateway: raises :class:`~recon.errors.ConfigError` for an unknown
-    provider and :class:`~recon.errors.HarnessError` for a missing key or script."""
+def gateway_plan(
+    entry: Entry, entries_dir: Path, environ: Mapping[str, str], replay: Recording | None = None
+) -> GatewayPlan:
+    """The attempt's gateway (``replay``: answered from that recording): raises
+    :class:`~recon.errors.ConfigError` for an unknown provider and
+    :class:`~recon.errors.HarnessError` for a missing key or script."""
     from recon.gateway import (
         Credential,
         GatewayConfig,
         Limits,
         LiveUpstream,
+        ReplayUpstream,
         ScriptedUpstream,
         load_prices,
         prices_digest,
     )
-    from recon.gateway.choose import choose
+    from recon.gateway.choose import VENDORS, choose
     from recon.gateway.upstream import Upstream
 
-    choice = choose(entry.model.provider, f"entries/{entry.id}.yaml")
+    provider = entry.model.provider
+    choice = choose(provider, f"entries/{entry.id}.yaml", replay=replay is not None)
     token_vars = list(entry.agent.credentials)
     upstream: Upstream
-    if choice.kind == "scripted":
+    if choice.kind == "replay" and replay is not None:
+        upstream = ReplayUpstream.of(replay.exchanges)
+        token_vars = token_vars or ([VENDORS[provider][2]] if provider in VENDORS else [])
+    elif choice.kind == "scripted":
         upstream = ScriptedUpstream(CaseScripts.from_answers(entries_dir / ANSWERS, KIND))
     elif choice.kind == "live" and choice.base_url and choice.credential:
         variable = token_vars[0] if token_vars else choice.credential

@@ -1,5 +1,6 @@
 """The build commands of ``recon``: ``status`` (a running or finished build's progress, from
-the store) and ``plan`` (a release's cost from measured cell times).
+the store), ``plan`` (a release's cost from measured cell times) and ``replay`` (an attempt
+re-run offline from its gateway recording, its build output compared).
 
 Kept apart from :mod:`recon.cli`, which calls :func:`register` once.
 """
@@ -10,6 +11,7 @@ import argparse
 import json
 import os
 import socket
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -110,6 +112,31 @@ def cmd_plan(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_replay(args: argparse.Namespace) -> int:
+    from recon.pipeline.replay import EXITS, find_cell, replay_attempt
+    from recon.pipeline.tasks import Pipeline
+    from recon.release.withdraw import release_of
+
+    project = Project.open(Path(args.root))
+    project.validate()
+    rid = release_of(project.releases, args.attempt, args.release)
+    out = Path(args.out) if args.out else None
+    if out is not None and out.exists():
+        raise ConfigError(f"--out {out}: already exists; name a new folder")
+    pipeline = Pipeline(project)
+    if rid in pipeline.refused:
+        raise ConfigError(pipeline.refused[rid])
+    cell = find_cell(pipeline.roots[rid], args.attempt)
+    try:
+        found = replay_attempt(pipeline.rt, cell, out, lambda line: print(line, file=sys.stderr))
+    finally:
+        pipeline.rt.close()
+    print(found.line)
+    for path in found.files:
+        print(f"  differs: {path}")
+    return EXITS[found.verdict]
+
+
 def register(sub: argparse._SubParsersAction, add: Add) -> None:
     status = add("status", cmd_status,
                  "print a release build's progress from the store (cells done, running and "
@@ -128,3 +155,13 @@ def register(sub: argparse._SubParsersAction, add: Add) -> None:
     costs.add_argument("--repeats", type=int, help="what-if: this many repeats")
     costs.add_argument("--attempt-s", type=float, dest="attempt_s",
                        help="what-if: every attempt takes this many seconds")  # fmt: skip
+    again = add("replay", cmd_replay,
+                "re-run a built attempt offline, on its backend from its inputs, its model "
+                "calls answered in order from its gateway recording (no model host, no key), "
+                "and compare the build output with the stored one; stores nothing; exit 0 "
+                "identical, 1 different (each differing file named), 3 harness failure (a "
+                "call that no longer fits the recording, naming the turn)")  # fmt: skip
+    again.add_argument("attempt", help="attempt id: <protocol>.<entry>.<case>.<index>")
+    again.add_argument("--release", help="the release (needed when several hold the attempt)")
+    again.add_argument("--out", metavar="DIR",
+                       help="write the replayed build output into this new folder")  # fmt: skip

@@ -42,7 +42,8 @@ def _now() -> str:
     return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
 
 
-def _release_of(releases: dict[str, ReleaseDef], attempt: str, wanted: str | None) -> str:
+def release_of(releases: dict[str, ReleaseDef], attempt: str, wanted: str | None) -> str:
+    """The release holding attempt id ``attempt`` (``wanted``, when several hold it)."""
     holding = sorted(rid for rid, rel in releases.items() if attempt in rel.attempt_names())
     if wanted is not None:
         if wanted not in releases:
@@ -84,7 +85,7 @@ def _write(root: Path, withdrawals: Withdrawals) -> Path:
 
 
 def withdraw(req: Request) -> Done:
-    rid = _release_of(req.releases, req.attempt, req.release)
+    rid = release_of(req.releases, req.attempt, req.release)
     current = load(req.root, rid)
     if any(a.attempt == req.attempt for a in current.active):
         raise ConfigError(f"{req.attempt}: already withdrawn from {rid}; restore it first")
@@ -99,7 +100,7 @@ def withdraw(req: Request) -> Done:
 
 
 def restore(req: Request) -> Done:
-    rid = _release_of(req.releases, req.attempt, req.release)
+    rid = release_of(req.releases, req.attempt, req.release)
     current = load(req.root, rid)
     found = next((a for a in current.active if a.attempt == req.attempt), None)
     if found is None:

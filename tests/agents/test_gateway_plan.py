@@ -13,9 +13,9 @@ import yaml
 from recon.agents import CommandAdapter
 from recon.agents.gateway import gateway_plan, uses_gateway
 from recon.errors import ConfigError, HarnessError
-from recon.gateway import LiveUpstream, ScriptedUpstream, prices_digest
+from recon.gateway import LiveUpstream, ReplayUpstream, ScriptedUpstream, prices_digest
 from recon.model import AttemptRecord, Entry, ModelUse, Trace
-from recon.model.gateway import Usage
+from recon.model.gateway import Recording, Usage
 from recon.sandbox import CONTAINER_PATHS
 from recon.sandbox.gateway import agent_env
 
@@ -94,6 +94,22 @@ def test_a_missing_host_key_is_a_harness_failure_naming_it() -> None:
     )
     with pytest.raises(HarnessError, match="credentials missing: GEMINI_API_KEY is not set"):
         gateway_plan(entry, ENTRIES, {})
+
+
+def test_a_replayed_vendor_entry_needs_no_key_and_keeps_its_token_variables(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen: dict[str, Any] = {}
+    monkeypatch.setattr("recon.gateway.serve_gateway", lambda config, socket: seen.update(c=config))
+    recording = Recording(upstream="live", prices_digest=prices_digest(), exchanges=[],
+                          usage=Usage(), cost_usd=0.0)  # fmt: skip
+    entry = _entry(model={"provider": "openai", "name": "gpt-4.1-mini"},
+                   agent={"env": [], "credentials": []})  # fmt: skip
+    plan = gateway_plan(entry, ENTRIES, {}, replay=recording)  # no key in the environment
+    plan.serve(Path("/x"))
+    upstream = seen["c"].upstream
+    assert isinstance(upstream, ReplayUpstream) and upstream.credential is None
+    assert plan.token_vars == ["OPENAI_API_KEY"]  # where the recorded run had its token
 
 
 def test_an_unknown_provider_is_one_line_exit_2() -> None:

@@ -28,6 +28,9 @@ a build output the store cannot hold (``TreeRefused``, naming the path) makes th
 What the Candidate may leave in its output is decided by the backends (``outputs.py``);
 the store's refusal is the defence in depth.
 
+``recon replay`` (:mod:`recon.pipeline.replay`) runs an attempt again with
+:func:`run_attempt`, its model calls answered from its recording: no record, no pointer.
+
 Retries (DESIGN §7): a harness failure leaves its pointer marked ``retry`` and no action
 record, so the next build runs the attempt again under the same key. Each try is its
 own immutable record, ``try_index`` counting the tries and ``retry_of`` naming the record
@@ -73,13 +76,7 @@ if TYPE_CHECKING:
 
 
 def attempt(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
-    entry = rt.project.entries[cell.params["entry"]]
-    # What the Candidate left in the workspace never fails the cell when it is removed.
-    with tempfile.TemporaryDirectory(prefix="recon-attempt-", ignore_cleanup_errors=True) as tmp:
-        work = Path(tmp) / "workspace"
-        checkout_tree(rt.store, inputs["workspace.workspace"], work)
-        run = _run(rt, cell, entry, work, Path(tmp) / "build")
-        run, build = _store_build(rt, run)
+    run, build = run_attempt(rt, cell, inputs)
     try:
         with space_for(rt.project.store_root):
             return _produced(rt, cell, inputs, run, build)
@@ -87,6 +84,20 @@ def attempt(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
         raise  # the store's disk, not the attempt's: the build stops with one error
     except Exception as err:  # a record that cannot be written: the harness's, retried
         return _produced(rt, cell, inputs, not_started(_harness_reason(err)), None)
+
+
+def run_attempt(
+    rt: Runtime, cell: Cell, inputs: dict[str, str], replay: Recording | None = None
+) -> tuple[AttemptRun, str | None]:
+    """The backend's run and its build output stored in ``rt.store`` (no record, no
+    pointer). ``replay`` answers the model calls from that recording (``recon replay``)."""
+    entry = rt.project.entries[cell.params["entry"]]
+    # What the Candidate left in the workspace never fails the cell when it is removed.
+    with tempfile.TemporaryDirectory(prefix="recon-attempt-", ignore_cleanup_errors=True) as tmp:
+        work = Path(tmp) / "workspace"
+        checkout_tree(rt.store, inputs["workspace.workspace"], work)
+        run = _run(rt, cell, entry, work, Path(tmp) / "build", replay)
+        return _store_build(rt, run)
 
 
 def _store_build(rt: Runtime, run: AttemptRun) -> tuple[AttemptRun, str | None]:
@@ -204,7 +215,9 @@ def _previous_try(
     return digest, AttemptRecord.model_validate(rt.store.read_json(digest))
 
 
-def _run(rt: Runtime, cell: Cell, entry: Entry, work: Path, out: Path) -> AttemptRun:
+def _run(
+    rt: Runtime, cell: Cell, entry: Entry, work: Path, out: Path, replay: Recording | None
+) -> AttemptRun:
     """The backend's run; every exception becomes a harness failure with its reason."""
     try:
         # A scripted model (provider `scripted`) is served for the run, its key the credential;
@@ -215,7 +228,7 @@ def _run(rt: Runtime, cell: Cell, entry: Entry, work: Path, out: Path) -> Attemp
             else rt.models.serving(entry, rt.project.entries_dir)
         )
         with serving as issued:
-            return _start(rt, cell, entry, work, out, {**os.environ, **issued})
+            return _start(rt, cell, entry, work, out, {**os.environ, **issued}, replay)
     except ReconError as err:
         return not_started(f"harness: {err}")
     except (RequestException, OSError) as err:  # the engine or host went away mid-request
@@ -226,18 +239,25 @@ def _run(rt: Runtime, cell: Cell, entry: Entry, work: Path, out: Path) -> Attemp
 
 
 def _start(
-    rt: Runtime, cell: Cell, entry: Entry, work: Path, out: Path, environ: Mapping[str, str]
+    rt: Runtime,
+    cell: Cell,
+    entry: Entry,
+    work: Path,
+    out: Path,
+    environ: Mapping[str, str],
+    replay: Recording | None,
 ) -> AttemptRun:
-    # Credentials first: missing ones are the harness's failure, before anything starts.
+    # Credentials first: missing ones are the harness's failure, before anything starts
+    # (a replay needs none: the recording answers, the sandbox gets the token).
     missing = CommandAdapter(entry.agent).credentials_reason(entry.id, environ)
-    if missing is not None:
+    if missing is not None and replay is None:
         return not_started(missing)
     loaded = rt.project.cases[cell.params["case"]]
     protocol = rt.project.release(cell.context["release"]).protocol
     if protocol.backend == "docker":
         sealed = [rt.project.sealed_dir(loaded.id)]
         limit = protocol.time_limit_s
-        return _docker(rt, entry, loaded.contract.build, limit, work, out, sealed, environ)
+        return _docker(rt, entry, loaded.contract.build, limit, work, out, sealed, environ, replay)
     limit = protocol.time_limit_s
     return run_native(work, entry, rt.project.entries_dir, loaded.contract, limit, out=out)
 
@@ -251,6 +271,7 @@ def _docker(
     out: Path,
     sealed: list[Path],
     environ: Mapping[str, str],
+    replay: Recording | None = None,
 ) -> AttemptRun:
     """One formal attempt. A missing image is rebuilt (a cache hit when the tag exists);
     engine trouble comes back from ``run_docker`` as a harness failure, retried next build.
@@ -265,7 +286,11 @@ def _docker(
         tag = default_recipe().tag  # run_docker reports the engine or image as missing
     adapter = CommandAdapter(entry.agent)
     agent = adapter.prepare(CONTAINER_PATHS, environ)
-    gateway = gateway_plan(entry, rt.project.entries_dir, environ) if uses_gateway(entry) else None
+    gateway = (
+        gateway_plan(entry, rt.project.entries_dir, environ, replay)
+        if uses_gateway(entry)
+        else None
+    )
     run = run_docker(
         work, agent.command, entry.budget, time_limit_s, tag,
         build=build, out=out, egress=entry.sandbox.egress, env=agent.env,

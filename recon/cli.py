@@ -149,6 +149,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     from recon.release.diff import diff, load_side
     from recon.release.diff_report import render_table, to_json
     from recon.release.sides import stale_note
+    from recon.release.tries import store_reader, tries_of
 
     root = Path(args.root)
     a = load_side(args.a, root)
@@ -157,7 +158,9 @@ def cmd_diff(args: argparse.Namespace) -> int:
         note = stale_note(side, root)
         if note is not None:
             print(f"recon: {note}", file=sys.stderr)
-    result = diff(a[0], a[1], b[0], b[1], tolerance=args.tolerance)
+    read = store_reader(root)  # each slot's earlier tries, from their records
+    tries = (tries_of(a[1], read), tries_of(b[1], read))
+    result = diff(a[0], a[1], b[0], b[1], tolerance=args.tolerance, tries=tries)
     if args.json:
         print(json.dumps(to_json(result), indent=2, sort_keys=True))
     else:

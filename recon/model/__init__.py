@@ -25,6 +25,7 @@ from recon.model.progress import BuildProgress, EntryAttempts, KindCounts
 from recon.model.public import PUBLIC_TERMS, public_terms
 from recon.model.records import (
     AttemptRecord,
+    CellLosses,
     CellRecord,
     Egress,
     Manifest,
@@ -103,6 +104,7 @@ __all__ = [
     "Calibration",
     "Case",
     "CaseScore",
+    "CellLosses",
     "CellRecord",
     "Contract",
     "DimensionSummary",

@@ -21,6 +21,8 @@ class KindCounts(Strict):
     running: int = Field(default=0, ge=0)
     failed: int = Field(default=0, ge=0)
     seconds: float = Field(default=0.0, ge=0)  # summed compute time of the cells that ran
+    lost: int = Field(default=0, ge=0)  # runs whose worker or node died under them
+    resubmitted: int = Field(default=0, ge=0)  # of those, submitted again at once
 
     @property
     def done(self) -> int:
@@ -62,5 +64,6 @@ class BuildProgress(Versioned):
 
     def totals(self) -> KindCounts:
         """Every kind's counts summed."""
-        names = ("total", "ran", "reused", "uptodate", "running", "failed", "seconds")
+        names = ("total", "ran", "reused", "uptodate", "running", "failed", "seconds", "lost",
+                 "resubmitted")  # fmt: skip
         return KindCounts(**{n: sum(getattr(c, n) for c in self.kinds.values()) for n in names})

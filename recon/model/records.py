@@ -230,10 +230,18 @@ class Manifest(Versioned):
         return data
 
 
+class CellLosses(Strict):
+    """The cells of one kind whose worker or node died under them in one build, and how
+    many of those were submitted again at once."""
+
+    lost: int = Field(ge=1)
+    resubmitted: int = Field(ge=0)
+
+
 class Runs(Versioned):
     """releases/<id>/runs.json: the run metadata of a release's attempts (durations, logs),
-    as of its last export. It differs between two builds of the same inputs; nothing is
-    keyed on it."""
+    as of its last export, and the cells lost in the build that exported it (``losses``, by
+    kind). It differs between two builds of the same inputs; nothing is keyed on it."""
 
     SCHEMA_VERSION: ClassVar[int] = 2
     MIGRATES_FROM: ClassVar[tuple[int, ...]] = (1,)
@@ -242,6 +250,7 @@ class Runs(Versioned):
     release: str
     attempts: dict[str, Digest]  # attempt cell name -> its RunRecord blob
     wall_s: dict[str, float] = Field(default_factory=dict)  # attempt -> its last try's wall time
+    losses: dict[str, CellLosses] = Field(default_factory=dict)  # kind -> its lost cells
 
     @model_validator(mode="before")
     @classmethod

@@ -240,6 +240,7 @@ def _after_loss(
         after = "again" if produced.retry else "recorded"
     else:
         after = "again" if losses <= LOST_LIMIT else "failed"
+    rt.progress.lost(cell, resubmitted=after == "again")
     what = {"again": "retried now", "recorded": "final (protocol.retry)", "failed": "failed"}
     sys.stderr.write(f"[recon] lost   {cell.id}  {lost}; {what[after]}\n")
     sys.stderr.flush()

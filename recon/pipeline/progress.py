@@ -1,5 +1,6 @@
-"""Live progress of a build: cells done (ran, reused, up to date), running and failed by
-kind, each entry's attempts by outcome, throughput and an estimated time to finish.
+"""Live progress of a build: cells done (ran, reused, up to date), running, failed, lost and
+resubmitted by kind, each entry's attempts by outcome, throughput and an estimated time to
+finish.
 
 :class:`Tracker` counts, per release being built, the events of
 :func:`recon.pipeline.cells.run_cell` (started, finished) and of doit's reporter (up to
@@ -38,6 +39,10 @@ class Progress(Protocol):
 
     def finished(self, cell: Cell, how: str, took: float, rt: Any) -> None: ...
 
+    def lost(self, cell: Cell, resubmitted: bool) -> None: ...
+
+    def losses(self, release: str) -> dict[str, tuple[int, int]]: ...
+
 
 class Silent:
     """Progress that goes nowhere."""
@@ -47,6 +52,12 @@ class Silent:
 
     def finished(self, cell: Cell, how: str, took: float, rt: Any) -> None:
         pass
+
+    def lost(self, cell: Cell, resubmitted: bool) -> None:
+        pass
+
+    def losses(self, release: str) -> dict[str, tuple[int, int]]:
+        return {}
 
 
 def snapshot_path(store_root: Path, release: str) -> Path:
@@ -62,6 +73,8 @@ class _Counts:
     running: int = 0
     failed: int = 0
     seconds: float = 0.0
+    lost: int = 0
+    resubmitted: int = 0
 
     def model(self) -> KindCounts:
         return KindCounts(**self.__dict__)
@@ -205,6 +218,26 @@ class Tracker:
                     entry = build.entries[cell.params["entry"]]
                     entry.outcomes[outcome] = entry.outcomes.get(outcome, 0) + 1
                 self._changed(build, how)
+
+    def lost(self, cell: Cell, resubmitted: bool) -> None:
+        """The worker or node running ``cell`` died; ``resubmitted``: it runs again now."""
+        with self._lock:
+            for build in self._of(cell):
+                counts = build.kinds[cell.kind]
+                counts.lost += 1
+                counts.resubmitted += int(resubmitted)
+                self._changed(build, "lost", force=True)
+
+    def losses(self, release: str) -> dict[str, tuple[int, int]]:
+        """Kind -> (lost, resubmitted) of ``release``'s cells in this build, lost ones only."""
+        with self._lock:
+            return {
+                kind: (c.lost, c.resubmitted)
+                for build in self.builds
+                if build.release == release
+                for kind, c in sorted(build.kinds.items())
+                if c.lost
+            }
 
     def all_uptodate(self, release: str, cells: list[Cell]) -> None:
         """A release whose stamp held: every cell of it is up to date, none was visited

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from recon.errors import StoreError
-from recon.model import FailedCell, Manifest, RunRecord, Runs, StaleMark
+from recon.model import CellLosses, FailedCell, Manifest, RunRecord, Runs, StaleMark
 from recon.pipeline.cells import HEAL_ROUNDS, Cell, Runtime, heal, run_cell, walk
 from recon.release.stale import NAME as STALE
 from recon.site.data import DATA, data_files
@@ -64,6 +64,10 @@ def _export(rt: Runtime, rid: str, root: Cell, out: Path) -> None:
             release=rid,
             attempts={name: digest for name, (digest, _) in records.items()},
             wall_s={name: rec.duration_s for name, (_, rec) in records.items()},
+            losses={
+                kind: CellLosses(lost=lost, resubmitted=again)
+                for kind, (lost, again) in rt.progress.losses(rid).items()
+            },
         )
         (staging / "release.json").write_bytes(pretty(release))
         (staging / "manifest.json").write_bytes(pretty(manifest.model_dump(mode="json")))

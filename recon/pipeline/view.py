@@ -7,6 +7,7 @@ The plain log keeps every line doit and the cells print (``.  <task>``,
     [recon] progress demo  done 12/71 (ran 8, reused 2, up to date 2)  running 2  failed 0
         0.42 cells/s  eta 2m10s        (on one line)
 
+(``  lost 1 (resubmitted 1)`` after ``failed`` once a worker or node died under a cell),
 and, when the run ends, the summary ``recon status`` prints (:func:`summary`).
 """
 
@@ -53,11 +54,24 @@ def duration(seconds: float | None) -> str:
 def line(snap: BuildProgress) -> str:
     """One progress line of a snapshot."""
     t = snap.totals()
+    lost = f"  lost {t.lost} (resubmitted {t.resubmitted})" if t.lost else ""
     return (
         f"[recon] progress {snap.release}  done {t.done}/{t.total} (ran {t.ran}, reused "
-        f"{t.reused}, up to date {t.uptodate})  running {t.running}  failed {t.failed}  "
+        f"{t.reused}, up to date {t.uptodate})  running {t.running}  failed {t.failed}{lost}  "
         f"{snap.rate:.2f} cells/s  eta {duration(snap.eta_s)}"
     )
+
+
+def losses(snap: BuildProgress) -> str | None:
+    """``lost 2 (resubmitted 2): attempt 1 (resubmitted 1), capture 1 (resubmitted 1)``:
+    the cells whose worker or node died, by kind; None when none did."""
+    t = snap.totals()
+    if not t.lost:
+        return None
+    kinds = ", ".join(
+        f"{kind} {c.lost} (resubmitted {c.resubmitted})" for kind, c in snap.kinds.items() if c.lost
+    )
+    return f"lost {t.lost} (resubmitted {t.resubmitted}): {kinds}"
 
 
 def summary(snap: BuildProgress) -> list[str]:
@@ -78,6 +92,9 @@ def summary(snap: BuildProgress) -> list[str]:
                 f"  {entry}: {outcomes}; running {a.running}, failed {a.failed}, "
                 f"pending {a.pending} (of {a.total})"
             )
+    lost = losses(snap)
+    if lost is not None:
+        rows.append(f"workers lost under cells: {lost}")
     state = "finished" if snap.finished else "running"
     if snap.finished:
         state += ", ok" if snap.ok else ", with failures"
@@ -209,7 +226,7 @@ def _start_live(tracker: Tracker) -> Any:
     from rich.live import Live
 
     def render() -> Any:
-        return Group(*[_rich_table(snap) for snap in tracker.snapshots()])
+        return Group(*[rich_table(snap) for snap in tracker.snapshots()])
 
     # The console writes to the terminal's stderr itself, never to whatever sys.stderr is
     # later: doit swaps in its own writer while an action runs, which would loop back here.
@@ -220,7 +237,7 @@ def _start_live(tracker: Tracker) -> Any:
     return live
 
 
-def _rich_table(snap: BuildProgress) -> Any:
+def rich_table(snap: BuildProgress) -> Any:
     from rich.table import Table
 
     table = Table(title=f"release {snap.release} ({snap.executor})", expand=False)
@@ -233,5 +250,8 @@ def _rich_table(snap: BuildProgress) -> Any:
         outcomes = ", ".join(f"{k} {v}" for k, v in a.outcomes.items()) or "-"
         table.add_row(f"[dim]{entry}[/]", str(a.total), outcomes, "", "", "",
                       str(a.running), str(a.failed))  # fmt: skip
+    lost = losses(snap)
     table.caption = f"{snap.rate:.2f} cells/s · eta {duration(snap.eta_s)}"
+    if lost is not None:
+        table.caption += f" · {lost}"
     return table

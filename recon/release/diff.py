@@ -3,13 +3,15 @@
 Cells are matched by kind and name; a cell changed when its key or any output differs.
 The report (:mod:`recon.release.diff_report`) says which inputs moved, which cells were
 re-keyed because of them, how each entry's score, case scores and rank moved, which
-attempts' totals and dimension values moved, and for every entry whose score or rank
-moved the chain input → cells → scores → ranks (:mod:`recon.release.explain`). Float
-moves up to ``tolerance`` (default 1e-9) count as unchanged.
+attempts' totals, dimension values, outcomes or tries moved (a slot whose tries moved with
+each try's outcome and reason, :mod:`recon.release.tries`), and for every entry whose score
+or rank moved the chain input → cells → scores → ranks (:mod:`recon.release.explain`).
+Float moves up to ``tolerance`` (default 1e-9) count as unchanged.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
@@ -18,6 +20,7 @@ from recon.model.records import CellKind, Manifest, ManifestCell
 from recon.model.result import AttemptSummary, ReleaseResult
 from recon.release.explain import CaseMove, Chain, Changed, causes, passed
 from recon.release.sides import load_side
+from recon.release.tries import Tries, TryLine, tries_of
 
 __all__ = ["ReleaseDiff", "diff", "load_side"]
 
@@ -79,13 +82,16 @@ Pair = tuple[float | None, float | None]
 
 @dataclass(frozen=True)
 class AttemptMove:
-    """An attempt whose total or a dimension's value moved (values only: the weights that
-    combine them are sealed and never in a release JSON)."""
+    """An attempt whose total, a dimension's value, its outcome or its tries moved (values
+    only: the weights that combine them are sealed and never in a release JSON). When its
+    tries moved, ``history`` holds each side's tries."""
 
     id: str
     total: Pair
     dimensions: dict[str, Pair] = field(default_factory=dict)
     outcome: tuple[str | None, str | None] | None = None  # when it moved (withdrawn, ...)
+    tries: tuple[int, int] | None = None  # when it moved (a harness retry, ...)
+    history: tuple[Sequence[TryLine], Sequence[TryLine]] = ((), ())
 
 
 @dataclass(frozen=True)
@@ -200,7 +206,9 @@ def _values(attempt: AttemptSummary | None) -> dict[str, float]:
     return {n: d.value for n, d in attempt.dimensions.items()} if attempt is not None else {}
 
 
-def _attempt_moves(a: ReleaseResult, b: ReleaseResult, tolerance: float) -> list[AttemptMove]:
+def _attempt_moves(
+    a: ReleaseResult, b: ReleaseResult, tolerance: float, tries: tuple[Tries, Tries]
+) -> list[AttemptMove]:
     old = {s.id: s for s in a.attempts}
     new = {s.id: s for s in b.attempts}
     moves = []
@@ -215,8 +223,10 @@ def _attempt_moves(a: ReleaseResult, b: ReleaseResult, tolerance: float) -> list
         }
         outcome = (o.outcome if o else None, n.outcome if n else None)
         moved = outcome if outcome[0] != outcome[1] else None
-        if moved or _differs(total[0], total[1], tolerance) or dims:
-            moves.append(AttemptMove(ident, total, dims, moved))
+        retried = (o.tries, n.tries) if o and n and o.tries != n.tries else None
+        history = (tries[0].get(ident, ()), tries[1].get(ident, ())) if retried else ((), ())
+        if moved or retried or _differs(total[0], total[1], tolerance) or dims:
+            moves.append(AttemptMove(ident, total, dims, moved, retried, history))
     return moves
 
 
@@ -262,14 +272,22 @@ def _chains(
     return chains
 
 
+def _final(a: ReleaseResult, b: ReleaseResult) -> tuple[Tries, Tries]:
+    """Each slot's tries as far as the release JSON says (no store to read back from)."""
+    return tries_of(a, lambda digest: None), tries_of(b, lambda digest: None)
+
+
 def diff(
     a_manifest: Manifest,
     a_result: ReleaseResult,
     b_manifest: Manifest,
     b_result: ReleaseResult,
     tolerance: float = TOLERANCE,
+    tries: tuple[Tries, Tries] | None = None,
 ) -> ReleaseDiff:
-    """Everything that differs from release A to release B."""
+    """Everything that differs from release A to release B. ``tries`` are each side's
+    slots' tries (:func:`recon.release.tries.tries_of`); without them, a slot's tries are
+    the release JSON's alone (its final try)."""
     if not tolerance >= 0:
         raise ConfigError(f"--tolerance {tolerance}: must be a number at least 0, like 1e-9")
     kinds, cells = _cell_diff(a_manifest, b_manifest)
@@ -288,7 +306,7 @@ def diff(
         kinds=kinds,
         cells=cells,
         scores=scores,
-        attempts=_attempt_moves(a_result, b_result, tolerance),
+        attempts=_attempt_moves(a_result, b_result, tolerance, tries or _final(a_result, b_result)),
         versions=(a_manifest.version, b_manifest.version),
         cases=cases,
         chains=_chains((a_manifest, a_result), (b_manifest, b_result), scores, cases, cells),

@@ -6,17 +6,38 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
 
-from recon.release.diff import KIND_ORDER, AttemptMove, InputChange, Pair, ReleaseDiff
+from recon.release.diff import (
+    KIND_ORDER,
+    AttemptMove,
+    CellChange,
+    InputChange,
+    Pair,
+    ReleaseDiff,
+)
 from recon.release.explain import CaseMove, Chain
+from recon.release.tries import TryLine
 
 SHORT = 12
 
 
-def _short(digest: str | None) -> str:
+def _is_digest(text: str) -> bool:
+    return len(text) == 64 and all(c in "0123456789abcdef" for c in text)
+
+
+def _short(digest: str | None, length: int = SHORT) -> str:
     if digest is None:
         return "(none)"
-    is_digest = len(digest) == 64 and all(c in "0123456789abcdef" for c in digest)
-    return digest[:SHORT] if is_digest else digest
+    return digest[:length] if _is_digest(digest) else digest
+
+
+def _shorts(old: str | None, new: str | None) -> tuple[str, str]:
+    """Both digests cut at the same length, long enough to differ when they do: the
+    shortest prefix at which they differ, at least ``SHORT`` characters."""
+    length = SHORT
+    if old and new and old != new and _is_digest(old) and _is_digest(new):
+        first = next(i for i, (x, y) in enumerate(zip(old, new, strict=True)) if x != y)
+        length = max(SHORT, first + 1)
+    return _short(old, length), _short(new, length)
 
 
 def _aligned(rows: Sequence[Sequence[str]], indent: str = "  ") -> list[str]:
@@ -30,7 +51,24 @@ def _aligned(rows: Sequence[Sequence[str]], indent: str = "  ") -> list[str]:
 
 
 def _digest_rows(changes: list[InputChange]) -> list[tuple[str, ...]]:
-    return [(c.path, c.change, _short(c.old), "->", _short(c.new)) for c in changes]
+    return [(c.path, c.change, *_arrow(c.old, c.new)) for c in changes]
+
+
+def _arrow(old: str | None, new: str | None) -> tuple[str, str, str]:
+    a, b = _shorts(old, new)
+    return a, "->", b
+
+
+def _cell_rows(c: CellChange) -> list[tuple[str, ...]]:
+    """The key's move; when the key stayed, each output that moved under it (a retried
+    attempt: same inputs, another record)."""
+    if c.old_key != c.new_key or not c.outputs:
+        return [(c.name, c.change, *_arrow(c.old_key, c.new_key), "")]
+    same = f"(same key {_short(c.old_key)})"
+    return [
+        (c.name, c.change, *_arrow(old, new), f"{slot} {same}")
+        for slot, (old, new) in c.outputs.items()
+    ]
 
 
 def _cell_lines(d: ReleaseDiff) -> list[str]:
@@ -40,11 +78,7 @@ def _cell_lines(d: ReleaseDiff) -> list[str]:
             f"  {kind.kind}: {kind.changed} changed, {kind.added} added, "
             f"{kind.removed} removed, {kind.unchanged} unchanged"
         )
-        rows = [
-            (c.name, c.change, _short(c.old_key), "->", _short(c.new_key))
-            for c in d.cells
-            if c.kind == kind.kind
-        ]
+        rows = [row for c in d.cells if c.kind == kind.kind for row in _cell_rows(c)]
         if rows:
             lines.extend(_aligned(rows, "      "))
     return lines or ["  (no cells)"]
@@ -80,15 +114,35 @@ def _pair(label: str, pair: Pair) -> tuple[str, ...]:
     return (label, _num(old), "->", _num(new), _num(delta, "+.4f"))
 
 
-def _attempt_rows(moves: list[AttemptMove]) -> list[tuple[str, ...]]:
-    rows: list[tuple[str, ...]] = []
-    for move in moves:
-        outcome = ""
-        if move.outcome is not None:
-            outcome = f"outcome {move.outcome[0] or '(none)'} -> {move.outcome[1] or '(none)'}"
-        rows.append((move.id, *_pair("total", move.total), outcome))
-        rows.extend(("", *_pair(name, pair), "") for name, pair in move.dimensions.items())
+def _attempt_rows(move: AttemptMove) -> list[tuple[str, ...]]:
+    outcome = ""
+    if move.outcome is not None:
+        outcome = f"outcome {move.outcome[0] or '(none)'} -> {move.outcome[1] or '(none)'}"
+    rows = [(move.id, *_pair("total", move.total), outcome)]
+    rows.extend(("", *_pair(name, pair), "") for name, pair in move.dimensions.items())
+    if move.tries is not None:
+        rows.append(("", "tries", str(move.tries[0]), "->", str(move.tries[1]), "", ""))
     return rows
+
+
+def _attempt_lines(moves: list[AttemptMove]) -> list[str]:
+    """Each moved attempt's rows (aligned across attempts), then, when its tries moved,
+    each side's tries: outcome, which was retried, and its reason."""
+    rows = [_attempt_rows(m) for m in moves]
+    aligned = iter(_aligned([row for block in rows for row in block]))
+    lines: list[str] = []
+    for move, block in zip(moves, rows, strict=True):
+        lines.extend(next(aligned) for _ in block)
+        if move.tries is not None:
+            sides = zip(("before", "after"), move.history, strict=True)
+            tried = [_try_row(side, t) for side, tries in sides for t in tries]
+            lines.extend(_aligned(tried, "      ") if tried else [])
+    return lines or _aligned([])
+
+
+def _try_row(side: str, t: TryLine) -> tuple[str, ...]:
+    role = "retried" if t.retried else f"retry of try {t.index - 1}" if t.index else ""
+    return (side, f"try {t.index}", t.outcome or "(unknown)", role, t.reason)
 
 
 def _case_rows(moves: list[CaseMove]) -> list[tuple[str, ...]]:
@@ -151,7 +205,7 @@ def render_table(d: ReleaseDiff) -> str:
     lines += ["", "why", *[f"  {chain_line(c)}" for c in d.chains]]
     if not d.chains:
         lines.append("  (no score or rank moved)")
-    lines += ["", "attempts", *_aligned(_attempt_rows(d.attempts))]
+    lines += ["", "attempts", *_attempt_lines(d.attempts)]
     lines += ["", f"(float moves up to {d.tolerance:g} count as unchanged)"]
     return "\n".join(lines) + "\n"
 
@@ -190,10 +244,19 @@ def to_json(d: ReleaseDiff) -> dict[str, Any]:
                 "total": list(m.total),
                 "dimensions": {k: list(v) for k, v in m.dimensions.items()},
                 "outcome": list(m.outcome) if m.outcome else None,
+                "tries": _tries_json(m),
             }
             for m in d.attempts
         ],
     }
+
+
+def _tries_json(m: AttemptMove) -> dict[str, Any] | None:
+    """``{"count": [1, 2], "a": [...], "b": [...]}`` when the slot's tries moved."""
+    if m.tries is None:
+        return None
+    a, b = ([asdict(t) for t in side] for side in m.history)
+    return {"count": list(m.tries), "a": a, "b": b}
 
 
 def _chain_json(chain: Chain) -> dict[str, Any]:

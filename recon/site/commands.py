@@ -23,12 +23,15 @@ DIFF_HELP = (
 
 def cmd_site_diff(args: argparse.Namespace) -> int:
     from recon.release.diff import diff, load_side
+    from recon.release.tries import store_reader, tries_of
     from recon.site.diff_page import diff_page
 
     root = Path(args.root)
     a = load_side(args.a, root)
     b = load_side(args.b, root)
-    result = diff(a[0], a[1], b[0], b[1], tolerance=args.tolerance)
+    read = store_reader(root)  # each slot's earlier tries, from their records
+    tries = (tries_of(a[1], read), tries_of(b[1], read))
+    result = diff(a[0], a[1], b[0], b[1], tolerance=args.tolerance, tries=tries)
     out = Path(args.out) if args.out else Path(f"diff-{result.a}-{result.b}.html")
     if out.is_dir():
         raise ConfigError(f"--out {out}: is a folder; name the HTML file to write")

@@ -1,10 +1,11 @@
 """``recon site diff A B``: the ``recon diff`` of two releases as one self-contained page.
 
 It renders the chain input → cells → scores → ranks of every moved score or rank, then
-the detail: the inputs that changed, the cells re-keyed per kind (by key, as ``recon
-diff`` prints them: no output digest, so nothing of a sealed-side cell's output shows),
-entry scores and ranks, case scores, and the attempts whose total or dimension values
-moved. One HTML file with its stylesheet inline: no request of any kind.
+the detail: the inputs that changed, the cells re-keyed per kind (by key only: no output
+digest, so nothing of a sealed-side cell's output shows), entry scores and ranks, case
+scores, and the attempts whose total, dimension values, outcome or tries moved (a retried
+slot with each side's tries). One HTML file with its stylesheet inline: no request of any
+kind.
 """
 
 from __future__ import annotations
@@ -33,6 +34,11 @@ def _attempts(moves: Sequence[AttemptMove]) -> list[Context]:
             "total": _pair(*m.total),
             "dimensions": [(name, _pair(*pair)) for name, pair in m.dimensions.items()],
             "outcome": list(m.outcome) if m.outcome else None,
+            "tries": list(m.tries) if m.tries else None,
+            "history": [
+                (side, [vars(t) for t in tries])
+                for side, tries in zip(("before", "after"), m.history, strict=True)
+            ],
         }
         for m in moves
     ]

@@ -1,5 +1,6 @@
 """A real Ray cluster on 127.0.0.1 for tests: ``ray start --head --block`` in its own
-session, two worker processes (2 CPUs, 2 ``browser``), token authentication with a token
+session, two worker processes (2 CPUs, 2 ``browser``, and ``docker`` when asked), token
+authentication with a token
 of its own, its temp folder and object store files in a temporary folder. Stopped by
 killing every process group of its own session (Ray starts each worker in a process group
 of its own; never ``ray stop``, which would stop other clusters)."""
@@ -7,6 +8,7 @@ of its own; never ``ray stop``, which would stop other clusters)."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import secrets
 import signal
@@ -89,9 +91,13 @@ STARTS = 3  # Ray gives its raylet a fixed 30 s to register: on a busy machine, 
 
 
 @contextmanager
-def ray_cluster(cpus: int = 2) -> Iterator[Cluster]:
+def ray_cluster(
+    cpus: int = 2, docker: int = 0, node_env: dict[str, str] | None = None
+) -> Iterator[Cluster]:
+    """The cluster; ``docker`` is the ``docker`` resource its node offers, ``node_env`` what
+    its node's own environment adds (credentials are the node's, never the driver's)."""
     for start in range(1, STARTS + 1):
-        cluster, log = _start(cpus)
+        cluster, log = _start(cpus, docker, node_env or {})
         try:
             _wait_ready(cluster)
             break
@@ -109,17 +115,18 @@ def ray_cluster(cpus: int = 2) -> Iterator[Cluster]:
         subprocess.run(["rm", "-rf", str(cluster.folder)], check=False)
 
 
-def _start(cpus: int) -> tuple[Cluster, IO[bytes]]:
+def _start(cpus: int, docker: int, node_env: dict[str, str]) -> tuple[Cluster, IO[bytes]]:
     folder = Path(tempfile.mkdtemp(prefix="rt-", dir="/tmp"))  # short: unix socket paths
     env = cluster_env(folder)
     port = _free_port()
+    offered = {"browser": cpus, **({"docker": docker} if docker else {})}
     argv = [str(RAY), "start", "--head", "--block", "--node-ip-address=127.0.0.1",
-            f"--port={port}", f"--num-cpus={cpus}", f'--resources={{"browser": {cpus}}}',
+            f"--port={port}", f"--num-cpus={cpus}", f"--resources={json.dumps(offered)}",
             "--object-store-memory=200000000", f"--plasma-directory={folder}",
             f"--temp-dir={folder / 'r'}", "--disable-usage-stats"]  # fmt: skip
     log = open(folder / "head.log", "wb")  # noqa: SIM115 (closed by the caller)
-    head = subprocess.Popen(argv, env={**os.environ, **env}, stdout=log, stderr=subprocess.STDOUT,
-                            start_new_session=True)  # fmt: skip
+    head = subprocess.Popen(argv, env={**os.environ, **node_env, **env}, stdout=log,
+                            stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
     return Cluster(f"127.0.0.1:{port}", env, head, folder), log
 
 

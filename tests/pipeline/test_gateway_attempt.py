@@ -1,12 +1,14 @@
 """An attempt cell whose agent reaches its model through the gateway (issue 24): the price
 table's digest in its key (and in no other attempt's), the recording as run metadata, the
 metered use in the record, a spent budget as the record's outcome, no key in any store
-object. The entry is test-only (``tests/pipeline/gateway/``): entries/ stays as it is."""
+object, and the same on a Ray worker as in process. The entry is test-only
+(``tests/pipeline/gateway/``): entries/ stays as it is."""
 
 from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -19,11 +21,13 @@ from recon.gateway.upstream import scripted_usage
 from recon.model import AttemptRecord, Pointer
 from recon.model.gateway import Recording, Usage
 from recon.pipeline.cells import Cell, run_cell, walk
+from recon.pipeline.executor import ExecutorChoice
 from recon.pipeline.kinds._base import RUN_METADATA
 from recon.pipeline.project import Project
 from recon.pipeline.tasks import Pipeline
 from recon.store import checkout_tree
 from tests.conftest import copy_project, doit_env
+from tests.pipeline.raycluster import ray_cluster
 
 HERE = Path(__file__).parent
 AGENT = HERE.parent / "sandbox" / "gateway_agent.py"
@@ -33,7 +37,7 @@ KEYS = {"ANTHROPIC_API_KEY": "sk-ant-canary-4d1f", "OPENAI_API_KEY": "sk-oai-can
 OLD_PARAMS = {"entry", "case", "index", "entry_digest", "protocol"}
 
 
-def _project(tmp_path: Path, **budget: object) -> Path:
+def _project(tmp_path: Path, repeats: int = 1, **budget: object) -> Path:
     project = copy_project(tmp_path / "p")
     entry = yaml.safe_load((HERE / "gateway" / "gateway-scripted.yaml").read_text())
     entry["budget"].update(budget)
@@ -43,7 +47,7 @@ def _project(tmp_path: Path, **budget: object) -> Path:
     release = {
         "schema_version": 1, "id": "gw", "title": "gateway", "cases": [CASE],
         "entries": ["gateway-scripted"], "aggregation": {"rule": "case-mean-v1"},
-        "protocol": {"name": "gw-docker", "repeats": 1, "time_limit_s": 300,
+        "protocol": {"name": "gw-docker", "repeats": repeats, "time_limit_s": 300,
                      "backend": "docker", "formal": True, "retry": {"harness_failure": 0}},
     }  # fmt: skip
     (project / "releases" / "gw.yaml").write_text(yaml.safe_dump(release))
@@ -79,16 +83,26 @@ def test_the_recording_is_run_metadata() -> None:
 
 
 def _build(project: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Pipeline, Pointer]:
+    for name, value in KEYS.items():
+        monkeypatch.setenv(name, value)
+    pipeline, (pointer,) = _build_all(project, monkeypatch)
+    return pipeline, pointer
+
+
+def _build_all(
+    project: Path, monkeypatch: pytest.MonkeyPatch, executor: ExecutorChoice | None = None
+) -> tuple[Pipeline, list[Pointer]]:
+    """Every attempt of the release and what it reads, one after the other; on
+    ``executor`` (else in process)."""
     monkeypatch.setenv("RECON_STORE", str(project / "store"))
     # The offline dependency store `make test` fetched (as doit_env gives every doit run).
     monkeypatch.setenv("RECON_DEPS", doit_env(project)["RECON_DEPS"])
-    for name, value in KEYS.items():
-        monkeypatch.setenv(name, value)
-    pipeline = Pipeline(Project.open(project))
-    (attempt,) = _attempts(pipeline, "gw")
-    for cell in walk([attempt]):
-        run_cell(pipeline.rt, cell)
-    return pipeline, pipeline.rt.require_pointer(attempt)
+    pipeline = Pipeline(Project.open(project), executor=executor)
+    attempts = _attempts(pipeline, "gw")
+    for attempt in attempts:
+        for cell in walk([attempt]):
+            run_cell(pipeline.rt, cell)
+    return pipeline, [pipeline.rt.require_pointer(a) for a in attempts]
 
 
 def _record(pipeline: Pipeline, pointer: Pointer) -> AttemptRecord:
@@ -163,3 +177,57 @@ def test_a_spent_token_budget_is_the_recorded_outcome(
     assert record.model_use is not None and record.model_use.tokens >= 300
     _no_key_anywhere(project)
     pipeline.rt.close()
+
+
+TIMINGS = ("started_s", "first_byte_ms", "total_ms")
+
+
+def _untimed(pipeline: Pipeline, pointer: Pointer) -> dict[str, Any]:
+    """The attempt's recording without its timings (they are per run)."""
+    recording: dict[str, Any] = pipeline.rt.store.read_json(pointer.outputs["gateway"].digest)
+    for exchange in recording["exchanges"]:
+        for name in TIMINGS:
+            exchange.pop(name)
+        for tried in exchange["tries"]:
+            tried.pop("ms")
+    return recording
+
+
+def _token(pipeline: Pipeline, pointer: Pointer, tmp_path: Path) -> bytes:
+    """The token the attempt's agent was given (its environment, as it wrote it)."""
+    built = tmp_path / pointer.outputs["build"].digest
+    checkout_tree(pipeline.rt.store, pointer.outputs["build"].digest, built)
+    environ = (built / "environ.bin").read_bytes().split(b"\0")
+    (token,) = {v.split(b"=", 1)[1] for v in environ if v.startswith(b"ANTHROPIC_API_KEY=")}
+    return token
+
+
+def _not_here(*args: object) -> None:
+    raise AssertionError("the attempt ran in the coordinator's process, not on a Ray worker")
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_on_a_ray_worker_the_attempt_meters_and_records_what_it_does_in_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    here, mine = _build(_project(tmp_path / "here"), monkeypatch)
+    expected = (_record(here, mine).model_use, _untimed(here, mine))
+    tokens = {_token(here, mine, tmp_path)}
+    here.rt.close()
+    for name in KEYS:  # the keys are the Ray node's own, never the coordinator's
+        monkeypatch.delenv(name)
+    monkeypatch.setattr("recon.pipeline.kinds.attempt.attempt", _not_here)
+    with ray_cluster(cpus=2, docker=1, node_env=KEYS) as cluster:
+        for name, value in cluster.env.items():
+            monkeypatch.setenv(name, value)
+        ray = ExecutorChoice("ray", cluster.address)
+        there, pointers = _build_all(_project(tmp_path / "ray", repeats=2), monkeypatch, ray)
+        for pointer in pointers:  # two attempts, each with a gateway of its own
+            record = _record(there, pointer)
+            assert record.outcome == "valid", record.reason
+            assert (record.model_use, _untimed(there, pointer)) == expected
+            tokens.add(_token(there, pointer, tmp_path))
+        there.rt.close()
+    assert len(tokens) == 3
+    _no_key_anywhere(tmp_path / "ray" / "p")

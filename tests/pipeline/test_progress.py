@@ -13,7 +13,7 @@ from recon.model import BuildProgress
 from recon.pipeline.cells import Cell
 from recon.pipeline.executor import ExecutorChoice
 from recon.pipeline.progress import Tracker, snapshot_path
-from recon.pipeline.view import choose_view, line, summary
+from recon.pipeline.view import choose_view, line, rich_table, summary
 from tests.conftest import Build
 
 PROGRESS = re.compile(
@@ -87,3 +87,27 @@ def test_bad_choices_are_one_clear_error() -> None:
         choose_view("fancy")
     assert ExecutorChoice.from_vars("ray", None).name == "ray"
     assert choose_view("plain") == "plain"
+
+
+def test_lost_and_resubmitted_cells_are_counted_by_kind(tmp_path: Path) -> None:
+    cells = _cells()
+    tracker = Tracker(tmp_path, "ray")
+    tracker.track("r", cells)
+    quiet = tracker.builds[0].snapshot()
+    assert "lost" not in line(quiet) and not any("lost" in row for row in summary(quiet))
+    tracker.started(cells[0])
+    tracker.lost(cells[0], resubmitted=True)  # an attempt's try lost, retried at once
+    tracker.lost(cells[3], resubmitted=True)
+    tracker.lost(cells[3], resubmitted=False)  # the same grade lost past its limit
+    tracker.finished(cells[0], "ran", 1.0, None)
+    snap = tracker.builds[0].snapshot()
+    assert snap.kinds["attempt"].lost == 1 and snap.kinds["attempt"].resubmitted == 1
+    assert (snap.kinds["grade"].lost, snap.kinds["grade"].resubmitted) == (2, 1)
+    assert "  failed 0  lost 3 (resubmitted 2)  " in line(snap)
+    lost = "lost 3 (resubmitted 2): attempt 1 (resubmitted 1), grade 2 (resubmitted 1)"
+    assert f"workers lost under cells: {lost}" in summary(snap)
+    assert tracker.losses("r") == {"attempt": (1, 1), "grade": (2, 1)}
+    assert tracker.losses("other") == {}
+    saved = BuildProgress.model_validate_json(snapshot_path(tmp_path, "r").read_text())
+    assert saved.totals().lost == 3  # written at once, as `recon status --json` reads it
+    assert lost in rich_table(snap).caption

@@ -164,6 +164,22 @@ def test_killed_worker_mid_attempt_is_one_harness_failure_then_one_retry(
     overall = result["reliability"]["overall"]
     assert overall["by_outcome"] == {"valid": 1}
     assert (overall["tries"], overall["retries"], overall["harness_failures"]) == (2, 1, 1)
+    check_losses_counted(project, err)
+
+
+def check_losses_counted(project: Path, err: str) -> None:
+    """The one lost attempt, resubmitted, in the progress lines, the summary, `recon status
+    --json` and runs.json; never in release.json."""
+    assert "failed 0  lost 1 (resubmitted 1)" in err, err
+    lost = "workers lost under cells: lost 1 (resubmitted 1): attempt 1 (resubmitted 1)"
+    assert lost in err.split("[recon] summary slow", 1)[1], err
+    status = json.loads(recon(project, "status", "slow", "--json").stdout)
+    counts = {k: (c["lost"], c["resubmitted"]) for k, c in status["kinds"].items()}
+    assert counts == {k: (1, 1) if k == "attempt" else (0, 0) for k in status["kinds"]}
+    assert lost in recon(project, "status", "slow").stdout
+    runs = json.loads((project / "releases/slow/runs.json").read_text())
+    assert runs["losses"] == {"attempt": {"lost": 1, "resubmitted": 1}}
+    assert b"lost" not in (project / "releases/slow/release.json").read_bytes()
 
 
 class StatusPoller(threading.Thread):

@@ -11,6 +11,7 @@ from typing import Any
 import blake3
 import pytest
 
+from recon.cli import main
 from recon.errors import ConfigError
 from recon.model import (
     AttemptSummary,
@@ -26,6 +27,8 @@ from recon.model import (
 )
 from recon.release.diff import diff, load_side
 from recon.release.diff_report import render_table, to_json
+from recon.release.tries import TryLine, tries_of
+from recon.store import Store
 
 # --- factories -----------------------------------------------------------------------
 
@@ -308,6 +311,7 @@ def test_attempt_totals_and_dimension_values_that_moved_are_listed() -> None:
         "total": [0.7, 0.65],
         "dimensions": {"global_visual": [0.9, 0.8]},
         "outcome": None,
+        "tries": None,
     }
     assert data[2]["total"] == [None, None] and data[1]["dimensions"] == {"functional": [0.1, None]}
     assert data[1]["outcome"] == ["valid", None] and data[2]["outcome"] == [None, "harness_failure"]
@@ -339,3 +343,119 @@ def test_a_v1_release_json_loads_without_its_arithmetic(tmp_path: Path) -> None:
     (path.parent / "release.json").write_text(json.dumps(v1 | {"schema_version": 5}))
     with pytest.raises(ConfigError, match="unsupported schema_version 5"):
         load_side(str(path), tmp_path)
+
+
+# --- digests long enough to differ; a retried slot's tries (issue 29) -------------------
+
+
+def twin(prefix: str, tail: str) -> str:
+    """A 64-hex digest starting with ``prefix``."""
+    return (prefix + tail * 64)[:64]
+
+
+def manifest_with(**inputs: str) -> Manifest:
+    return manifest(inputs=manifest().inputs.model_copy(update=inputs))
+
+
+def test_an_input_digest_is_shown_at_the_length_where_the_two_sides_differ() -> None:
+    old, new = twin("3083bfaddddb07", "1"), twin("3083bfaddddb07", "2")
+    table = render_table(
+        diff(
+            manifest_with(protocol=old), result(BEFORE), manifest_with(protocol=new), result(BEFORE)
+        )
+    )
+    assert f"protocol  changed  {old[:15]}  ->  {new[:15]}" in table  # 14 shared: 15 shown
+    far = render_table(diff(manifest("g1"), result(BEFORE), manifest("g2"), result(BEFORE)))
+    assert f"code.grade  changed  {d('g1')[:12]}  ->  {d('g2')[:12]}" in far  # at least 12
+
+
+RETRIED = "alpha.home.0"
+LOST = "harness: worker lost: WorkerCrashedError: the worker died"
+
+
+def retried_cells(record: str) -> list[ManifestCell]:
+    """The same cells, the attempt's record another one under the same key."""
+    return [
+        c.model_copy(update={"outputs": {"record": Ref(digest=record)}})
+        if (c.kind, c.name) == ("attempt", RETRIED)
+        else c
+        for c in cells()
+    ]
+
+
+def test_a_cell_whose_key_stayed_names_the_output_that_moved() -> None:
+    record = twin(d(f"rec-{RETRIED}")[:13], "f")
+    table = render_table(
+        diff(manifest(), result(BEFORE), manifest(cells=retried_cells(record)), result(BEFORE))
+    )
+    line = next(x for x in table.splitlines() if x.strip().startswith(RETRIED))
+    assert line.split() == [
+        RETRIED, "changed", d(f"rec-{RETRIED}")[:14], "->", record[:14],
+        "record", "(same", "key", f"{d(f'at-{RETRIED}')[:12]})",
+    ]  # fmt: skip
+
+
+def slot(tries: int, retry_of: str | None, record: str) -> AttemptSummary:
+    found = summary(RETRIED, 0.7, functional=0.5)
+    return found.model_copy(update={"tries": tries, "retry_of": retry_of, "record": record})
+
+
+def retried_sides() -> tuple[ReleaseResult, ReleaseResult, dict[str, Any]]:
+    """Release A: the slot valid in one try. Release B: its first try lost, retried, valid."""
+    failed = {"outcome": "harness_failure", "reason": LOST, "try_index": 0, "retry_of": None}
+    old = result(BEFORE, attempts=[slot(1, None, d("try-0"))])
+    new = result(BEFORE, attempts=[slot(2, d("failed-0"), d("try-1"))])
+    return old, new, failed
+
+
+def test_tries_of_walks_each_slot_back_along_retry_of() -> None:
+    _, new, failed = retried_sides()
+    assert tries_of(new, {d("failed-0"): failed}.get)[RETRIED] == (
+        TryLine(0, "harness_failure", LOST, d("failed-0"), retried=True),
+        TryLine(1, "valid", "", d("try-1")),
+    )
+    gone = tries_of(new, lambda digest: None)[RETRIED]
+    assert gone[0] == TryLine(0, None, "(its record is not in the store)", d("failed-0"), True)
+
+
+def test_a_slot_whose_tries_moved_is_listed_with_each_try() -> None:
+    old, new, failed = retried_sides()
+    tries = (tries_of(old, lambda digest: None), tries_of(new, {d("failed-0"): failed}.get))
+    moved = diff(manifest(), old, manifest(release_json=d("retried")), new, tries=tries)
+    (move,) = moved.attempts
+    assert (move.id, move.tries, move.outcome, move.dimensions) == (RETRIED, (1, 2), None, {})
+    section = render_table(moved).split("\nattempts\n")[1].split("\n\n")[0].splitlines()
+    assert [line.split() for line in section] == [
+        [RETRIED, "total", "0.7000", "->", "0.7000", "+0.0000"],
+        ["tries", "1", "->", "2"],
+        ["before", "try", "0", "valid"],
+        ["after", "try", "0", "harness_failure", "retried", *LOST.split()],
+        ["after", "try", "1", "valid", "retry", "of", "try", "0"],
+    ]
+    data = to_json(moved)["attempts"][0]["tries"]
+    assert data["count"] == [1, 2]
+    assert data["a"] == [
+        {"index": 0, "outcome": "valid", "reason": "", "record": d("try-0"), "retried": False}
+    ]
+    assert [(t["index"], t["outcome"], t["retried"]) for t in data["b"]] == [
+        (0, "harness_failure", True), (1, "valid", False),
+    ]  # fmt: skip
+    assert data["b"][0]["reason"] == LOST and data["b"][0]["record"] == d("failed-0")
+
+
+def test_recon_diff_reads_the_earlier_tries_from_the_store(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("RECON_STORE", raising=False)
+    old, new, failed = retried_sides()
+    first = Store(tmp_path / "store").put_json(failed)
+    new = new.model_copy(update={"attempts": [slot(2, first, d("try-1"))]})
+    a = write_side(tmp_path / "a", manifest(), old)
+    b = write_side(tmp_path / "b", manifest(release_json=d("retried")), new)
+    assert main(["--root", str(tmp_path), "diff", str(a), str(b), "--json"]) == 1
+    tries = json.loads(capsys.readouterr().out)["attempts"][0]["tries"]
+    assert [(t["outcome"], t["reason"]) for t in tries["b"]] == [
+        ("harness_failure", LOST), ("valid", ""),
+    ]  # fmt: skip
+    assert main(["--root", str(tmp_path), "diff", str(a), str(b)]) == 1
+    assert f"after   try 0  harness_failure  retried         {LOST}" in capsys.readouterr().out

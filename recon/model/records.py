@@ -52,12 +52,22 @@ class Egress(Strict):
 class ModelUse(Strict):
     """What an attempt's agent used of its model, metered at its gateway from the API's own
     usage fields: calls, tokens by kind, and their cost at the pinned prices (None: a call's
-    model had no price). The recording itself (timings included) is run metadata."""
+    model had no price). ``turns`` are the answered calls that generate (``count_tokens``
+    calls are not turns), ``tool_calls`` the tool calls in their replies, ``prices`` the
+    digest of the price table the cost was computed at (None, all three: a record made
+    before they were counted). The recording itself (timings included) is run metadata."""
 
     calls: int = Field(ge=0)
     usage: Usage
     tokens: int = Field(ge=0)  # Usage.tokens: every billed token
     cost_usd: float | None = None
+    turns: int | None = Field(default=None, ge=0)
+    tool_calls: int | None = Field(default=None, ge=0)
+    prices: str | None = None
+
+    def trace(self) -> Trace:
+        """The trace counts the gateway metered."""
+        return Trace(turns=self.turns, tool_calls=self.tool_calls, tokens=self.tokens)
 
 
 class AttemptRecord(Versioned):

@@ -21,7 +21,8 @@ REPLIES: dict[Protocol, Any] = {
         {"type": "function_call", "call_id": "tu_1", "name": "bash", "arguments": '{"cmd": "ls"}'},
     ]},
     "chat": {"choices": [{"message": {"role": "assistant", "content": "Let me look.",
-        "tool_calls": [{"id": "tu_1", "function": {"name": "bash", "arguments": '{"cmd": "ls"}'}}]}}]},
+        "tool_calls": [{"id": "tu_1",
+                        "function": {"name": "bash", "arguments": '{"cmd": "ls"}'}}]}}]},
     "gemini": {"candidates": [{"content": {"role": "model", "parts": [
         {"text": "thinking", "thought": True}, {"text": "Let me look."},
         {"functionCall": {"name": "bash", "args": {"cmd": "ls"}}},
@@ -31,7 +32,8 @@ REPLIES: dict[Protocol, Any] = {
 REQUESTS: dict[Protocol, Any] = {
     "anthropic": {"messages": [
         {"role": "user", "content": "task"},
-        {"role": "assistant", "content": [{"type": "tool_result", "tool_use_id": "old", "content": "x"}]},
+        {"role": "assistant",
+         "content": [{"type": "tool_result", "tool_use_id": "old", "content": "x"}]},
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_1",
                                       "content": [{"type": "text", "text": "a.txt"}]}]},
     ]},
@@ -50,7 +52,8 @@ REQUESTS: dict[Protocol, Any] = {
     "gemini": {"contents": [
         {"role": "user", "parts": [{"functionResponse": {"name": "bash", "response": "old"}}]},
         {"role": "model", "parts": [{"functionCall": {"name": "bash", "args": {}}}]},
-        {"role": "user", "parts": [{"functionResponse": {"name": "bash", "response": {"out": "a.txt"}}}]},
+        {"role": "user",
+         "parts": [{"functionResponse": {"name": "bash", "response": {"out": "a.txt"}}}]},
     ]},
 }  # fmt: skip
 
@@ -68,7 +71,7 @@ def test_a_reply_reads_alike_in_every_protocol(protocol: Protocol) -> None:
 @pytest.mark.parametrize("protocol", list(REQUESTS))
 def test_only_the_results_after_the_last_reply_are_this_turns(protocol: Protocol) -> None:
     (found,) = results(protocol, REQUESTS[protocol])
-    assert "a.txt" in found.content and "x" != found.content
+    assert "a.txt" in found.content and found.content != "x"
     assert found.id == (None if protocol == "gemini" else "tu_1")
 
 

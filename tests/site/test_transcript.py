@@ -55,18 +55,8 @@ def recording(*, outcome: GatewayOutcome | None = None, long: str = "") -> Recor
     )  # fmt: skip
     exchanges = [first, second]
     if outcome is not None:
-        exchanges.append(
-            exchange(
-                3,
-                "chat",
-                {"messages": []},
-                None,
-                status=400,
-                usage=None,
-                cost_usd=None,
-                refused=outcome.reason,
-            )  # fmt: skip
-        )
+        refused = {"status": 400, "usage": None, "cost_usd": None, "refused": outcome.reason}
+        exchanges.append(exchange(3, "chat", {"messages": []}, None, **refused))
     usage = Usage()
     for e in exchanges:
         usage = usage + (e.usage or Usage())
@@ -176,10 +166,8 @@ def test_a_spent_budget_is_shown_on_the_run_page_and_the_transcript() -> None:
                               total=None, dimensions={}, checks=[])  # fmt: skip
     files = site(made, summary)
     run = text_of(files["runs/gw-home-0.html"].decode())
-    assert (
-        f"Excluded: the model gateway stopped this attempt when its model budget was spent ({spent})"
-        in run
-    )
+    said = "Excluded: the model gateway stopped this attempt when its model budget was spent"
+    assert f"{said} ({spent})" in run
     assert "kept, final, not retried, and excluded" in run
     page = text_of(files["transcripts/gw-home-0.html"].decode())
     assert f"budget spent : {spent}" in page
@@ -214,7 +202,8 @@ def test_two_builds_are_byte_identical() -> None:
     summary = gateway_attempt(made, Trace(turns=7))
     again = Recording.model_validate(made.model_dump(mode="json"))
     assert site(made, summary) == site(again, summary)
-    slower = again.model_copy(update={"exchanges": [
-        e.model_copy(update={"started_s": e.started_s + 60, "total_ms": 5.0}) for e in again.exchanges
-    ]})  # fmt: skip
+    later = {"started_s": 99.0, "total_ms": 5.0, "first_byte_ms": 1.0}
+    slower = again.model_copy(
+        update={"exchanges": [e.model_copy(update=later) for e in again.exchanges]}
+    )
     assert transcript(slower) == transcript(made)  # timings are not in it

@@ -240,22 +240,34 @@ class Manifest(Versioned):
         return data
 
 
+class RunTrace(Strict):
+    """An attempt's trace counts as published: the gateway's (``source: gateway``) for an
+    attempt through the model gateway, else the agent's own report; ``agent`` is the
+    agent's own report of a gateway attempt where it differs from the gateway's."""
+
+    source: Literal["gateway", "agent"]
+    counts: Trace
+    agent: Trace | None = None
+
+
 class Runs(Versioned):
     """releases/<id>/runs.json: the run metadata of a release's attempts (durations, logs),
-    as of its last export. It differs between two builds of the same inputs; nothing is
-    keyed on it."""
+    as of its last export, beside each attempt's trace counts (as the release JSON has
+    them). It differs between two builds of the same inputs; nothing is keyed on it."""
 
-    SCHEMA_VERSION: ClassVar[int] = 2
-    MIGRATES_FROM: ClassVar[tuple[int, ...]] = (1,)
-    schema_version: int = 2
+    SCHEMA_VERSION: ClassVar[int] = 3
+    MIGRATES_FROM: ClassVar[tuple[int, ...]] = (1, 2)
+    schema_version: int = 3
 
     release: str
     attempts: dict[str, Digest]  # attempt cell name -> its RunRecord blob
     wall_s: dict[str, float] = Field(default_factory=dict)  # attempt -> its last try's wall time
+    traces: dict[str, RunTrace] = Field(default_factory=dict)  # attempt -> its trace counts
 
     @model_validator(mode="before")
     @classmethod
     def _from_v1(cls, data: Any) -> Any:
-        if isinstance(data, dict) and data.get("schema_version", 1) == 1:
-            data = {**data, "schema_version": 2}
+        """Versions 1 and 2 had no trace counts (read as none)."""
+        if isinstance(data, dict) and data.get("schema_version", 1) in (1, 2):
+            data = {**data, "schema_version": 3}
         return data

@@ -10,10 +10,11 @@ import html as markup
 import re
 from typing import Any
 
-from recon.model import AttemptRecord, Trace
+from recon.model import AttemptRecord, Runs, RunTrace, Trace
 from recon.model.gateway import Exchange, GatewayOutcome, Recording, Usage
 from recon.model.result import AttemptSummary
 from recon.pipeline.kinds.attempt import _model_use
+from recon.pipeline.publish import run_traces
 from recon.release.aggregate import agent_report
 from recon.site import build_site
 from recon.site.transcript import BODY_CHARS, PAGE_CHARS, transcript
@@ -207,3 +208,16 @@ def test_two_builds_are_byte_identical() -> None:
         update={"exchanges": [e.model_copy(update=later) for e in again.exchanges]}
     )
     assert transcript(slower) == transcript(made)  # timings are not in it
+
+
+def test_runs_json_has_the_trace_counts_the_release_json_publishes() -> None:
+    made = recording()
+    use = _model_use(made)
+    own = Trace(turns=7, tokens=41)
+    plain = attempt("plain-home-0", "alpha", "home")
+    result = release([gateway_attempt(made, own), plain], [entry("alpha", 1, 0.75)])
+    traces = run_traces(result)
+    assert traces["gw-home-0"] == RunTrace(source="gateway", counts=use.trace(), agent=own)
+    assert traces["plain-home-0"] == RunTrace(source="agent", counts=plain.trace)
+    old = {"schema_version": 2, "release": "r", "attempts": {}, "wall_s": {}}
+    assert Runs.model_validate(old).traces == {}  # a runs.json of before: no counts

@@ -123,7 +123,7 @@ def test_an_agreeing_report_shows_one_column() -> None:
     made = recording()
     files = site(made, gateway_attempt(made, None))  # type: ignore[arg-type]
     page = text_of(files["runs/gw-home-0.html"].decode())
-    assert "the agent's own report does not differ" in page
+    assert "the agent's own report, where it made one, does not differ" in page
     assert "agent's own report </th>" not in files["runs/gw-home-0.html"].decode()
 
 

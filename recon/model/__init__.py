@@ -37,6 +37,7 @@ from recon.model.records import (
     Ref,
     RunRecord,
     Runs,
+    RunTrace,
     Trace,
 )
 from recon.model.release import Aggregation, Bootstrap, Protocol, ReleaseDef, Retry
@@ -147,6 +148,7 @@ __all__ = [
     "Retry",
     "Route",
     "RunRecord",
+    "RunTrace",
     "Runs",
     "Sandbox",
     "Sidecar",

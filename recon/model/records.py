@@ -52,12 +52,22 @@ class Egress(Strict):
 class ModelUse(Strict):
     """What an attempt's agent used of its model, metered at its gateway from the API's own
     usage fields: calls, tokens by kind, and their cost at the pinned prices (None: a call's
-    model had no price). The recording itself (timings included) is run metadata."""
+    model had no price). ``turns`` are the answered calls that generate (``count_tokens``
+    calls are not turns), ``tool_calls`` the tool calls in their replies, ``prices`` the
+    digest of the price table the cost was computed at (None, all three: a record made
+    before they were counted). The recording itself (timings included) is run metadata."""
 
     calls: int = Field(ge=0)
     usage: Usage
     tokens: int = Field(ge=0)  # Usage.tokens: every billed token
     cost_usd: float | None = None
+    turns: int | None = Field(default=None, ge=0)
+    tool_calls: int | None = Field(default=None, ge=0)
+    prices: str | None = None
+
+    def trace(self) -> Trace:
+        """The trace counts the gateway metered."""
+        return Trace(turns=self.turns, tool_calls=self.tool_calls, tokens=self.tokens)
 
 
 class AttemptRecord(Versioned):
@@ -238,23 +248,36 @@ class CellLosses(Strict):
     resubmitted: int = Field(ge=0)
 
 
+class RunTrace(Strict):
+    """An attempt's trace counts as published: the gateway's (``source: gateway``) for an
+    attempt through the model gateway, else the agent's own report; ``agent`` is the
+    agent's own report of a gateway attempt where it differs from the gateway's."""
+
+    source: Literal["gateway", "agent"]
+    counts: Trace
+    agent: Trace | None = None
+
+
 class Runs(Versioned):
     """releases/<id>/runs.json: the run metadata of a release's attempts (durations, logs),
-    as of its last export, and the cells lost in the build that exported it (``losses``, by
-    kind). It differs between two builds of the same inputs; nothing is keyed on it."""
+    as of its last export, beside each attempt's trace counts (as the release JSON has
+    them), and the cells lost in the build that exported it (``losses``, by kind). It
+    differs between two builds of the same inputs; nothing is keyed on it."""
 
-    SCHEMA_VERSION: ClassVar[int] = 2
-    MIGRATES_FROM: ClassVar[tuple[int, ...]] = (1,)
-    schema_version: int = 2
+    SCHEMA_VERSION: ClassVar[int] = 3
+    MIGRATES_FROM: ClassVar[tuple[int, ...]] = (1, 2)
+    schema_version: int = 3
 
     release: str
     attempts: dict[str, Digest]  # attempt cell name -> its RunRecord blob
     wall_s: dict[str, float] = Field(default_factory=dict)  # attempt -> its last try's wall time
+    traces: dict[str, RunTrace] = Field(default_factory=dict)  # attempt -> its trace counts
     losses: dict[str, CellLosses] = Field(default_factory=dict)  # kind -> its lost cells
 
     @model_validator(mode="before")
     @classmethod
     def _from_v1(cls, data: Any) -> Any:
-        if isinstance(data, dict) and data.get("schema_version", 1) == 1:
-            data = {**data, "schema_version": 2}
+        """Versions 1 and 2 had no trace counts (read as none)."""
+        if isinstance(data, dict) and data.get("schema_version", 1) in (1, 2):
+            data = {**data, "schema_version": 3}
         return data

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 from recon.model.base import Strict, Versioned
 from recon.model.case import Digest
 from recon.model.entry import Budget, ModelPin, Sandbox
 from recon.model.grading import Dimension
 from recon.model.public import PUBLIC_TERMS
-from recon.model.records import Egress, Outcome, Trace
+from recon.model.records import Egress, ModelUse, Outcome, Trace
 
 Interval = tuple[float, float]
 """A 95% bootstrap interval: (low, high)."""
@@ -165,6 +165,10 @@ class AttemptSummary(Strict):
     it; a weight, a weighted sum, a penalty or a product cannot be carried, so neither the
     release JSON nor the site (whose exporter reads only this) can publish one. ``checks``
     lists its functional and workflow checks as pass/fail with their public labels.
+
+    ``trace`` holds the counts of whoever measured them: the gateway's (``model_use``) for
+    an attempt through the model gateway, else the agent's own report. ``agent_trace`` is
+    the agent's own report of a gateway attempt where it differs from the gateway's.
     """
 
     id: str
@@ -182,6 +186,17 @@ class AttemptSummary(Strict):
     retry_of: Digest | None = None
     egress: Egress = Field(default_factory=Egress)
     checks: list[PublicCheck] = Field(default_factory=list)
+    model_use: ModelUse | None = None
+    agent_trace: Trace | None = None
+
+    @model_serializer(mode="wrap")
+    def _omit_no_gateway(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Left out without a gateway, so that other attempts' lines stay as they were."""
+        data: dict[str, Any] = handler(self)
+        for name in ("model_use", "agent_trace"):
+            if data.get(name) is None:
+                data.pop(name, None)
+        return data
 
     @model_validator(mode="after")
     def _public_terms_only(self) -> AttemptSummary:

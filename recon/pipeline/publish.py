@@ -24,7 +24,16 @@ from pathlib import Path
 from typing import Any
 
 from recon.errors import StoreError
-from recon.model import CellLosses, FailedCell, Manifest, RunRecord, Runs, StaleMark
+from recon.model import (
+    CellLosses,
+    FailedCell,
+    Manifest,
+    ReleaseResult,
+    RunRecord,
+    Runs,
+    RunTrace,
+    StaleMark,
+)
 from recon.pipeline.cells import HEAL_ROUNDS, Cell, Runtime, heal, run_cell, walk
 from recon.release.stale import NAME as STALE
 from recon.site.data import DATA, data_files
@@ -64,6 +73,7 @@ def _export(rt: Runtime, rid: str, root: Cell, out: Path) -> None:
             release=rid,
             attempts={name: digest for name, (digest, _) in records.items()},
             wall_s={name: rec.duration_s for name, (_, rec) in records.items()},
+            traces=run_traces(ReleaseResult.model_validate(release)),
             losses={
                 kind: CellLosses(lost=lost, resubmitted=again)
                 for kind, (lost, again) in rt.progress.losses(rid).items()
@@ -91,6 +101,19 @@ def run_records(rt: Runtime, root: Cell) -> dict[str, tuple[str, RunRecord]]:
                 digest = pointer.outputs["run"].digest
                 found[cell.name] = (digest, RunRecord.model_validate(rt.store.read_json(digest)))
     return found
+
+
+def run_traces(result: ReleaseResult) -> dict[str, RunTrace]:
+    """Each attempt's trace counts as the release JSON publishes them (the gateway's, for an
+    attempt through the model gateway, with the agent's own report where it differs)."""
+    return {
+        a.id: RunTrace(
+            source="agent" if a.model_use is None else "gateway",
+            counts=a.trace,
+            agent=a.agent_trace,
+        )
+        for a in sorted(result.attempts, key=lambda a: a.id)
+    }
 
 
 def _write_data(site: Path, manifest: Manifest, records: dict[str, RunRecord]) -> None:

@@ -31,6 +31,7 @@ from recon.model import (
     ReleaseDef,
     ReleaseResult,
     Sidecar,
+    Trace,
     Uncertainty,
     public_terms,
 )
@@ -296,13 +297,29 @@ def _summary(scope: _Scope, attempt: Graded) -> AttemptSummary:
         formal=rec.formal,
         total=scope.total(attempt),
         dimensions={} if out else _published(attempt.grade or {}),
-        trace=rec.trace,
+        trace=rec.model_use.trace() if rec.model_use is not None else rec.trace,
         record=attempt.record_digest,
         tries=rec.try_index + 1,
         retry_of=rec.retry_of,
         egress=rec.egress,
         checks=[] if out or attempt.grade is None else public_checks(attempt.grade),
+        model_use=rec.model_use,
+        agent_trace=agent_report(rec),
     )
+
+
+def agent_report(rec: AttemptRecord) -> Trace | None:
+    """A gateway attempt's own trace report where it differs from what the gateway metered:
+    a count the agent reported that is not the gateway's (a count it left out is no
+    difference). None: no gateway, or no difference."""
+    if rec.model_use is None:
+        return None
+    metered = rec.model_use.trace()
+    for name in ("turns", "tool_calls", "tokens"):
+        own = getattr(rec.trace, name)
+        if own is not None and own != getattr(metered, name):
+            return rec.trace
+    return None
 
 
 def _published(grade: dict[str, Any]) -> dict[str, DimensionSummary]:

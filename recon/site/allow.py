@@ -7,7 +7,9 @@ it is listed here, and nothing sealed can ride along inside a public record.
 
 What is listed: scores with their standard errors, intervals and bands; each attempt's
 dimension values with their allow-listed public terms (:data:`recon.model.PUBLIC_TERMS`),
-its checks as pass/fail with a public label, digests and counts; each entry's pinned
+its checks as pass/fail with a public label, digests and counts; of a gateway attempt, what
+its model used (calls, turns, tool calls, tokens by kind, cost, the price table's digest)
+and its transcript without timings (:mod:`recon.site.transcript`); each entry's pinned
 record; reliability and withdrawals; of a case, its identity and the attribution part of
 its provenance (who published the material, under which licence, which package version):
 never the provenance's artifact list (sealed paths and digests) nor its notes.
@@ -24,7 +26,8 @@ from pydantic import BaseModel
 from recon.errors import HarnessError
 from recon.model.case import Case, Package, Provenance
 from recon.model.entry import Budget, ModelPin, Sandbox
-from recon.model.records import Egress, Trace
+from recon.model.gateway import GatewayOutcome, Usage
+from recon.model.records import Egress, ModelUse, Trace
 from recon.model.result import (
     AgentPin,
     AttemptSummary,
@@ -40,6 +43,7 @@ from recon.model.result import (
     Uncertainty,
     Withdrawn,
 )
+from recon.model.transcript import Body, ToolUse, Transcript, Turn
 
 EXPORTED: Mapping[type[BaseModel], tuple[str, ...]] = MappingProxyType(
     {
@@ -77,9 +81,22 @@ EXPORTED: Mapping[type[BaseModel], tuple[str, ...]] = MappingProxyType(
         AttemptSummary: (
             "id", "entry", "case", "index", "outcome", "reason", "formal", "total",
             "dimensions", "trace", "record", "tries", "retry_of", "egress", "checks",
+            "model_use", "agent_trace",
         ),
         DimensionSummary: ("value", "terms"),
         Trace: ("turns", "tool_calls", "tokens"),
+        ModelUse: ("calls", "turns", "tool_calls", "tokens", "usage", "cost_usd", "prices"),
+        Usage: ("input", "output", "cache_read", "cache_write", "reasoning"),
+        Transcript: (
+            "upstream", "prices_digest", "usage", "cost_usd", "outcome", "turns", "turns_left_out",
+        ),
+        Turn: (
+            "turn", "protocol", "endpoint", "model", "stream", "status", "sent", "text", "calls",
+            "calls_left_out", "usage", "cost_usd", "refused",
+        ),
+        ToolUse: ("name", "arguments", "result"),
+        Body: ("text", "chars"),
+        GatewayOutcome: ("kind", "reason"),
         Egress: ("allowed", "refused", "failed"),
         PublicCheck: ("dimension", "label", "passed", "group", "kept", "screenshot"),
         Case: ("id", "version", "title", "track", "evidence_conditions"),

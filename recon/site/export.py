@@ -9,7 +9,8 @@ selectors, thresholds, sealed weights and weight × value products are never arg
 and templates get only what :func:`recon.site.allow.public` lets through.
 
 Pages: ``index.html`` (leaderboard), ``entries/<entry>.html``, ``cases/<case>.html``,
-``runs/<attempt>.html``, ``reliability.html``, ``manifest.html`` (which shows the
+``runs/<attempt>.html``, ``transcripts/<attempt>.html`` (a gateway attempt's calls, turn by
+turn, linked from its run page), ``reliability.html``, ``manifest.html`` (which shows the
 manifest the export writes beside the pages, ``data/manifest.js``: the manifest holds this
 site's digest, so the site cannot hold it), ``style.css``, ``site.js``, ``favicon.svg``
 (so that no browser asks for a ``/favicon.ico`` outside the site) and ``img/``.
@@ -23,11 +24,13 @@ from typing import Any
 
 from recon.errors import HarnessError
 from recon.model.result import AttemptSummary, ReleaseResult
+from recon.model.transcript import Transcript
 from recon.site.cases import PublicCase, case_page
 from recon.site.images import Images
 from recon.site.pages import entry_page, header, leaderboard, reliability_page
 from recon.site.render import asset, page
 from recon.site.runs import Heatmaps, run_page
+from recon.site.transcript import transcript_page
 
 SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 ASSETS = ("style.css", "site.js", "favicon.svg")
@@ -59,14 +62,17 @@ def build_site(
     cases: Mapping[str, PublicCase],
     captures: Mapping[str, Mapping[str, bytes]],
     shots: Mapping[str, bytes],
+    transcripts: Mapping[str, Transcript] | None = None,
 ) -> dict[str, bytes]:
     """Every file of the site, relative path -> bytes; identical inputs give identical bytes.
 
     ``cases`` maps case id -> its public package; ``captures`` maps attempt id -> matrix
     point id (``root.desktop.default``) -> the full-page PNG of the Candidate's render;
     ``shots`` maps the digest of a Candidate checkpoint screenshot (as the release JSON's
-    checks name it) -> its PNG. Images are written only when a page shows them.
+    checks name it) -> its PNG; ``transcripts`` maps the id of an attempt through the model
+    gateway -> its transcript. Images are written only when a page shows them.
     """
+    transcripts = transcripts or {}
     _check_ids("attempt", [a.id for a in result.attempts])
     _check_ids("entry", [e.entry for e in result.entries])
     _check_ids("case", list(result.active_cases))
@@ -86,7 +92,14 @@ def build_site(
         files[f"cases/{case_id}.html"] = _render("case.html", base, "../", page=context)
     for attempt in sorted(result.attempts, key=lambda a: a.id):
         context = _run(result, attempt, cases, captures, shots, images, heat)
+        made = transcripts.get(attempt.id)
+        context["transcript"] = f"../transcripts/{attempt.id}.html" if made else None
         files[f"runs/{attempt.id}.html"] = _render("run.html", base, "../", page=context)
+        if made is not None:
+            shown = transcript_page(context["attempt"], made)
+            files[f"transcripts/{attempt.id}.html"] = _render(
+                "transcript.html", base, "../", page=shown
+            )
     files.update(images.files())
     return dict(sorted(files.items()))
 

@@ -13,7 +13,8 @@ below, each with one fixed format:
 - ``seconds``: a duration with 2 decimals and ``s``;
 - ``fixed(n)``: any other quantity with ``n`` decimals (CPUs);
 - ``px``: an SVG coordinate with 1 decimal;
-- ``short``: the first 12 characters of a digest.
+- ``short``: the first 12 characters of a digest;
+- ``usd``: US dollars with 6 decimals (``$0.001234``), ``—`` for none (no price).
 """
 
 from __future__ import annotations
@@ -79,6 +80,10 @@ def short(digest: str | None) -> str:
     return DASH if digest is None else digest[:SHORT]
 
 
+def usd(value: float | None) -> str:
+    return DASH if value is None or not math.isfinite(value) else f"${value:.6f}"
+
+
 FILTERS = {
     "score": score,
     "interval": interval,
@@ -90,6 +95,7 @@ FILTERS = {
     "fixed": fixed,
     "dimension": dimension,
     "short": short,
+    "usd": usd,
 }
 
 

@@ -4,9 +4,12 @@ Outcome and reason; the repeat mean and entry score the attempt feeds; each dime
 value with its public terms; every functional and workflow check as pass/fail with its
 public label (and the Candidate's checkpoint screenshot); for every matrix point the
 evidence still, the Candidate's capture and the difference heatmap between them; trace
-and egress counts. Run metadata (wall time, the logs' digest) is not here: it changes
-between builds of the same inputs, so the page loads it when it is viewed
-(``data/runs.js``, written by the export).
+and egress counts. For an attempt through the model gateway the trace is the gateway's
+(calls, turns, tool calls, tokens by kind, cost at the pinned prices and the price table's
+digest), with the agent's own report beside it where the two differ, a link to its
+transcript, and, when the gateway stopped it at its model budget, why it is excluded. Run
+metadata (wall time, the logs' digest) is not here: it changes between builds of the same
+inputs, so the page loads it when it is viewed (``data/runs.js``, written by the export).
 """
 
 from __future__ import annotations
@@ -105,6 +108,17 @@ def _feeds(result: ReleaseResult, attempt: AttemptSummary) -> Context:
     }
 
 
+MODEL_BUDGET = "model budget: "
+"""How the reason of an attempt the gateway stopped at its model budget starts."""
+
+
+def budget_reason(attempt: AttemptSummary) -> str | None:
+    """What of the model budget was spent, when that ended the attempt (a ``timeout``)."""
+    if attempt.outcome == "timeout" and attempt.reason.startswith(MODEL_BUDGET):
+        return attempt.reason.removeprefix(MODEL_BUDGET)
+    return None
+
+
 def run_page(
     result: ReleaseResult,
     attempt: AttemptSummary,
@@ -117,6 +131,7 @@ def run_page(
     data = public(attempt)
     return {
         "attempt": data,
+        "budget": budget_reason(attempt),
         "dimensions": _dimensions(data),
         "checks": _checks(data, shots, add),
         "points": _points(attempt, evidence, captured, add, heat),

@@ -31,6 +31,7 @@ TABLE: list[tuple[str, frozenset[str]]] = [
     ("_lazy.py", CODE_KINDS),
     ("model/interaction.py", CODE_KINDS),  # the one Locator and Step
     ("model/viewport.py", CODE_KINDS),  # the one Viewport
+    ("model/transcript.py", frozenset({"site"})),  # a gateway attempt's page, no other kind's
     ("model/*", CODE_KINDS),
     ("store/*", CODE_KINDS),
     ("pipeline/__init__.py", CODE_KINDS),
@@ -82,6 +83,11 @@ TABLE: list[tuple[str, frozenset[str]]] = [
     ("site/data.py", frozenset()),  # written by the export, beside the site tree
     ("site/stale.py", frozenset()),  # the stale banner: written by publish, on a failed build
     ("site/*", frozenset({"site"})),
+    # the transcript page reads a recording's turns (the gateway itself serves attempts,
+    # which carry no harness code)
+    ("gateway/__init__.py", frozenset({"site"})),
+    ("gateway/conversation.py", frozenset({"site"})),
+    ("gateway/turns.py", frozenset({"site"})),
     ("*", frozenset()),  # the CLI, py.typed, metric cards...
 ]
 

@@ -244,7 +244,9 @@ def test_images_are_the_allowed_ones_under_keyed_names() -> None:
 
 def test_nothing_sealed_can_reach_the_site() -> None:
     params = list(inspect.signature(build_site).parameters)
-    assert params == ["result", "cases", "captures", "shots"]
+    # transcripts: a gateway attempt's calls, read from its recording (the agent's, which
+    # never saw sealed material), without timings (tests/site/test_transcript.py)
+    assert params == ["result", "cases", "captures", "shots", "transcripts"]
     with pytest.raises(ValidationError):
         AttemptSummary.model_validate(
             attempt("x", "alpha", "home").model_dump() | {"selectors": [SEALED_SELECTOR]}

@@ -53,6 +53,7 @@ from requests.exceptions import RequestException
 from recon.agents import CommandAdapter, not_started
 from recon.agents.gateway import gateway_plan, uses_gateway
 from recon.errors import HarnessError, ReconError
+from recon.gateway.turns import reply
 from recon.model import AttemptRecord, Egress, Entry, ModelUse, Ref, RunRecord
 from recon.model.gateway import Recording
 from recon.pipeline.keys import cell_key
@@ -197,9 +198,20 @@ def _produced(
 
 
 def _model_use(recording: Recording) -> ModelUse:
+    """The record's counts, from the recording alone: calls answered, the turns among them
+    (calls that generate), the tool calls their replies hold, tokens and cost."""
     usage = recording.usage
-    calls = sum(1 for e in recording.exchanges if e.refused is None)
-    return ModelUse(calls=calls, usage=usage, tokens=usage.tokens, cost_usd=recording.cost_usd)
+    answered = [e for e in recording.exchanges if e.refused is None]
+    turns = [e for e in answered if e.endpoint == "generate"]
+    return ModelUse(
+        calls=len(answered),
+        usage=usage,
+        tokens=usage.tokens,
+        cost_usd=recording.cost_usd,
+        turns=len(turns),
+        tool_calls=sum(len(reply(e.protocol, e.message).calls) for e in turns),
+        prices=recording.prices_digest,
+    )
 
 
 def _previous_try(

@@ -4,19 +4,24 @@ Reads: ``aggregate.release``; each active case's ``evidence.<case>.bundle`` (bri
 contract, evidence stills and motion); each valid attempt's
 ``capture.<attempt>.captures`` (the full-page stills) and ``probe.<attempt>.checkpoints``
 (the Candidate's checkpoint screenshots, which the release JSON's checks name by digest);
-and, as extra input ``cases``, the allow-listed facts of each case (``case.yaml`` and the
-attribution part of ``provenance.yaml``, :func:`recon.site.cases.case_facts`). Writes:
-``site``, a tree of the site's files.
+and, as extra inputs, ``cases``, the allow-listed facts of each case (``case.yaml`` and the
+attribution part of ``provenance.yaml``, :func:`recon.site.cases.case_facts`), and
+``transcripts``, the transcript of each attempt through the model gateway, read from its
+recording (:func:`recon.site.transcript.transcript`). The recording is run metadata, so it
+is not an input itself: the transcript leaves its timings out, and its digest (content
+only) is what enters the key. Writes: ``site``, a tree of the site's files.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from recon.model import Case, Provenance, ReleaseResult, load_yaml
+from recon.model import Case, Provenance, Recording, ReleaseResult, load_yaml
 from recon.model.captures import PointFiles
+from recon.model.transcript import Transcript
 from recon.pipeline.kinds._base import Produced, tree
 from recon.site import PublicCase, build_site, case_facts
+from recon.site.transcript import transcript
 from recon.store import put_files, tree_files
 
 if TYPE_CHECKING:
@@ -31,7 +36,18 @@ def site_extra(rt: Runtime, cell: Cell) -> dict[str, str]:
         found = folder / "provenance.yaml"
         provenance = load_yaml(Provenance, found) if found.is_file() else None
         facts[case_id] = case_facts(load_yaml(Case, folder / "case.yaml"), provenance)
-    return {"cases": rt.store.put_json(facts)}
+    return {"cases": rt.store.put_json(facts), "transcripts": _transcripts(rt, cell)}
+
+
+def _transcripts(rt: Runtime, cell: Cell) -> str:
+    """The transcripts of the release's gateway attempts (attempt -> transcript), stored."""
+    made = {}
+    for dep in cell.deps["aggregate"].deps.values():
+        pointer = rt.read_pointer(dep) if dep.kind == "attempt" else None
+        if pointer is not None and "gateway" in pointer.outputs:
+            found = rt.store.read_json(pointer.outputs["gateway"].digest)
+            made[dep.name] = transcript(Recording.model_validate(found)).model_dump(mode="json")
+    return rt.store.put_json(dict(sorted(made.items())))
 
 
 def site(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
@@ -61,5 +77,9 @@ def site(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
         checkpoints = inputs.get(f"probe.{summary.id}.checkpoints")
         for f in tree_files(store, checkpoints).values() if checkpoints else []:
             shots[f.digest] = store.read_bytes(f.digest)
-    files = build_site(result, cases, captures, shots)
+    transcripts = {
+        attempt: Transcript.model_validate(data)
+        for attempt, data in store.read_json(inputs["transcripts"]).items()
+    }
+    files = build_site(result, cases, captures, shots, transcripts)
     return Produced({"site": tree(put_files(store, files))})

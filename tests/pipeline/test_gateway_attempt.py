@@ -67,14 +67,19 @@ def test_the_price_digest_keys_gateway_attempts_only(
     (gateway,) = _attempts(pipeline, "gw")
     assert gateway.params["prices"] == prices_digest()
     before = {c.id: c.params for c in _attempts(pipeline, "2025q1")}
-    assert before and all(set(p) == OLD_PARAMS for p in before.values())
+    on_gateway = {i for i, p in before.items() if p["entry"] in ("claude-code", "codex-cli")}
+    assert len(on_gateway) == 20 and len(before) == 60
+    for ident, params in before.items():
+        assert set(params) == OLD_PARAMS | ({"prices"} if ident in on_gateway else set())
     pipeline.rt.close()
 
     monkeypatch.setattr("recon.pipeline.graph.prices_digest", lambda: "f" * 64)
     again = Pipeline(Project.open(project))
     (moved,) = _attempts(again, "gw")
     assert moved.params["prices"] == "f" * 64  # a new price table re-keys gateway attempts
-    assert {c.id: c.params for c in _attempts(again, "2025q1")} == before  # and no other
+    after = {c.id: c.params for c in _attempts(again, "2025q1")}
+    moved_ids = {i for i in before if after[i] != before[i]}
+    assert moved_ids == on_gateway  # and no other
     again.rt.close()
 
 

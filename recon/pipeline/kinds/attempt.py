@@ -287,7 +287,7 @@ def _docker(
     adapter = CommandAdapter(entry.agent)
     agent = adapter.prepare(CONTAINER_PATHS, environ)
     gateway = (
-        gateway_plan(entry, rt.project.entries_dir, environ, replay)
+        gateway_plan(entry, rt.project.entries_dir, environ, replay, rt.project.live)
         if uses_gateway(entry)
         else None
     )

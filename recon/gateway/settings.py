@@ -75,7 +75,11 @@ def check_ca(path: Path) -> Path:
     try:
         ssl.create_default_context().load_verify_locations(cafile=str(path))
     except (OSError, ssl.SSLError, ValueError) as err:
-        why = err.strerror if isinstance(err, OSError) and err.strerror else "no PEM certificate"
+        why = (
+            err.strerror
+            if isinstance(err, OSError) and not isinstance(err, ssl.SSLError) and err.strerror
+            else "holds no PEM certificate"
+        )
         raise ConfigError(
             f"{CA_VARIABLE}={str(path)[:200]}: {why}; point it at a PEM file of CA "
             "certificates or unset it"

@@ -1,6 +1,7 @@
-"""What a gateway entry (or the live settings beside it) can get wrong is refused when the project loads, as `recon validate`
-meets it: one line naming the file, the field and the fix, exit 2 (issue 24). No engine, no
-socket: the real entries/claude-code.yaml, changed one way at a time, in a project of its own.
+"""What a gateway entry (or the live settings beside it) can get wrong is refused when the
+project loads, as `recon validate` meets it: one line naming the file, the field and the
+fix, exit 2 (issue 24). No engine, no socket: the real entries/claude-code.yaml, changed
+one way at a time, in a project of its own.
 """
 
 from __future__ import annotations
@@ -62,7 +63,8 @@ def test_the_real_entry_loads(tmp_path: Path, capsys: pytest.CaptureFixture[str]
             _set("sandbox.egress", ["registry.npmjs.org", "api.anthropic.com"]),
             "sandbox.egress[1]",
             "api.anthropic.com is a model host: with agent.gateway every model call goes "
-            "through the gateway (metered, budgeted, recorded); remove it (got 'api.anthropic.com')",
+            "through the gateway (metered, budgeted, recorded); remove it "
+            "(got 'api.anthropic.com')",
         ),
         (
             _set("sandbox.egress", ["generativelanguage.googleapis.com:443"]),
@@ -177,7 +179,8 @@ def test_a_malformed_price_table_is_one_line_exit_2_for_validate_and_doit(
         (project / folder).mkdir()
     shutil.copy2(ENTRY, project / "entries" / "claude-code.yaml")
     prices = project / "recon" / "gateway" / "prices.json"
-    prices.write_text(re.sub(r'"output":[-+.e0-9]+', '"output":"cheap"', prices.read_text(), 1))
+    broken = re.sub(r'"output":[-+.e0-9]+', '"output":"cheap"', prices.read_text(), count=1)
+    prices.write_text(broken)
     env = doit_env(project)
     env.pop("PYTHONPATH", None)
     for command in (["-m", "recon", "validate", "--no-render"], ["-m", "doit", "list"]):

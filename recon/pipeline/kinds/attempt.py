@@ -216,7 +216,7 @@ def _previous_try(
 
 
 def _run(
-    rt: Runtime, cell: Cell, entry: Entry, work: Path, out: Path, replay: Recording | None
+    rt: Runtime, cell: Cell, entry: Entry, work: Path, out: Path, replay: Recording | None = None
 ) -> AttemptRun:
     """The backend's run; every exception becomes a harness failure with its reason."""
     try:

@@ -67,12 +67,13 @@ class CommandAdapter:
         forwarded = {name: environ[name] for name in self.agent.env if name in environ}
         # Through the gateway a credential stays on the host: the sandbox gets the token.
         kept = set(self.agent.credentials) if self.agent.gateway else set()
+        held = {n: environ[n] for n in self.agent.credentials if n in kept and n in environ}
         template = " ".join([*self.agent.command, *self.agent.install])
         trace_file = paths.get("trace") if "{trace}" in template else None
         return Prepared(
             command=command,
             env={**self.agent.set_env, **{k: v for k, v in forwarded.items() if k not in kept}},
-            secrets=[value for value in forwarded.values() if value],
+            secrets=[value for value in {**held, **forwarded}.values() if value],
             trace_file=trace_file,
         )
 

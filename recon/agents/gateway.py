@@ -28,7 +28,7 @@ from recon.model.gateway import Recording
 from recon.sandbox import GatewayPlan
 
 if TYPE_CHECKING:
-    from recon.gateway import GatewayConfig, RunningGateway
+    from recon.gateway import GatewayConfig, LiveSettings, RunningGateway
 
 
 def uses_gateway(entry: Entry) -> bool:
@@ -36,15 +36,22 @@ def uses_gateway(entry: Entry) -> bool:
 
 
 def gateway_plan(
-    entry: Entry, entries_dir: Path, environ: Mapping[str, str], replay: Recording | None = None
+    entry: Entry,
+    entries_dir: Path,
+    environ: Mapping[str, str],
+    replay: Recording | None = None,
+    live: LiveSettings | None = None,
 ) -> GatewayPlan:
     """The attempt's gateway (``replay``: answered from that recording): raises
     :class:`~recon.errors.ConfigError` for an unknown provider and
-    :class:`~recon.errors.HarnessError` for a missing key or script."""
+    :class:`~recon.errors.HarnessError` for a missing key or script. ``live``: where each
+    vendor is and the extra CA (``RECON_*``, harness-side); by default, the vendors' own
+    hosts."""
     from recon.gateway import (
         Credential,
         GatewayConfig,
         Limits,
+        LiveSettings,
         LiveUpstream,
         ReplayUpstream,
         ScriptedUpstream,
@@ -63,9 +70,11 @@ def gateway_plan(
         token_vars = token_vars or ([VENDORS[provider][2]] if provider in VENDORS else [])
     elif choice.kind == "scripted":
         upstream = ScriptedUpstream(CaseScripts.from_answers(entries_dir / ANSWERS, KIND))
-    elif choice.kind == "live" and choice.base_url and choice.credential:
+    elif choice.kind == "live" and choice.provider and choice.credential:
         variable = token_vars[0] if token_vars else choice.credential
-        upstream = LiveUpstream(choice.base_url, Credential.from_env(variable, environ))
+        live = live or LiveSettings()
+        credential = Credential.from_env(variable, environ)
+        upstream = LiveUpstream(live.base_url(choice.provider), credential, live.ca)
         token_vars = token_vars or [choice.credential]
     else:
         raise HarnessError(

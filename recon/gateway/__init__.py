@@ -31,7 +31,9 @@ Architecture
   from a script, in every protocol's shape (:mod:`~recon.gateway.replies`); ``replay``
   answers a :class:`recon.model.Recording`'s exchanges in order and refuses a call that
   no longer fits, naming the turn; ``live`` posts over TLS with the certificate verified
-  (system roots or a CA bundle) and the real key added from the host environment.
+  (the system's roots, plus ``RECON_LIVE_CA``) and the real key added from the host
+  environment; :mod:`~recon.gateway.settings` reads where each vendor is
+  (``RECON_<VENDOR>_BASE_URL``) and that CA, harness-side.
 - HTTP on aiohttp: :mod:`~recon.gateway.server` moves bytes and asks the pure core;
   :mod:`~recon.gateway.running` runs one gateway in its own loop thread on a unix socket
   and/or 127.0.0.1 and revokes the token when its block ends; :mod:`~recon.gateway.scripted`
@@ -77,6 +79,7 @@ _EXPORTS = {
     "identify": "recon.gateway.protocols",
     "RunningGateway": "recon.gateway.running",
     "serve_gateway": "recon.gateway.running",
+    "LiveSettings": "recon.gateway.settings",
     "ScriptedServer": "recon.gateway.scripted",
     "serve_scripted": "recon.gateway.scripted",
     "ReplayUpstream": "recon.gateway.upstream",

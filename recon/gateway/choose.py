@@ -11,15 +11,14 @@ from dataclasses import dataclass
 
 from recon.errors import ConfigError
 from recon.gateway.upstream import UpstreamKind
-from recon.model.gateway import Provider
+from recon.model.gateway import OFFLINE_PROVIDERS, Provider
+from recon.model.gateway import VENDORS as MODEL_VENDORS
 
 VENDORS: dict[str, tuple[Provider, str, str]] = {
-    "anthropic": ("anthropic", "https://api.anthropic.com", "ANTHROPIC_API_KEY"),
-    "openai": ("openai", "https://api.openai.com", "OPENAI_API_KEY"),
-    "gemini": ("gemini", "https://generativelanguage.googleapis.com", "GEMINI_API_KEY"),
+    name: (name, url, key) for name, (url, key) in MODEL_VENDORS.items()
 }
 """Each vendor's API host and the variable its key is conventionally in."""
-OFFLINE = ("scripted", "none")
+OFFLINE = OFFLINE_PROVIDERS
 
 
 @dataclass(frozen=True)

@@ -34,9 +34,13 @@ def base_url(text: str) -> URL:
     )
 
 
-def tls_context(ca_bundle: Path | None) -> ssl.SSLContext:
-    """Certificates verified against the system's roots, or ``ca_bundle`` alone."""
-    return ssl.create_default_context(cafile=str(ca_bundle) if ca_bundle else None)
+def tls_context(extra_ca: Path | None) -> ssl.SSLContext:
+    """Certificates verified against the system's roots, and ``extra_ca``'s when given
+    (``RECON_LIVE_CA``, :mod:`recon.gateway.settings`)."""
+    context = ssl.create_default_context()
+    if extra_ca is not None:
+        context.load_verify_locations(cafile=str(extra_ca))
+    return context
 
 
 class LiveUpstream:

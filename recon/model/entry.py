@@ -18,6 +18,7 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from recon.model.base import Strict, Versioned
 from recon.model.egress import parse_allow
+from recon.model.gateway import MODEL_HOSTS, VENDORS
 from recon.model.placeholders import DOCKER_ONLY, check_template, placeholders_in
 from recon.model.values import Id, RelativePath, check_relative_path
 
@@ -119,7 +120,9 @@ class Agent(Strict):
     gateway's address followed by its path (``{ANTHROPIC_BASE_URL: "", OPENAI_BASE_URL: /v1,
     GOOGLE_GEMINI_BASE_URL: ""}``: the agent's own base-URL settings). Each of
     ``credentials`` then holds the attempt's token in the sandbox, never its host value: the
-    gateway reads the real key from the host environment and adds it upstream.
+    gateway reads the real key from the host environment and adds it upstream. So with the
+    gateway a credential need not (and should not) be listed in ``env``: it is never
+    forwarded.
     """
 
     name: Name
@@ -142,7 +145,14 @@ class Agent(Strict):
 
     @model_validator(mode="after")
     def _credentials_are_forwarded(self) -> Agent:
-        unknown = sorted(set(self.credentials) - set(self.env))
+        if "gateway" in self.model_fields_set and not self.gateway:
+            raise ValueError(
+                "gateway: names no base-URL variable; name the agent's own "
+                '(ANTHROPIC_BASE_URL: "", OPENAI_BASE_URL: /v1, GOOGLE_GEMINI_BASE_URL: "") '
+                "or remove the key"
+            )
+        # Through the gateway a credential is read on the host, never forwarded.
+        unknown = sorted(set(self.credentials) - set(self.env)) if not self.gateway else []
         if unknown:
             raise ValueError(f"credentials {unknown} must also be listed in agent.env; add them")
         clash = sorted(set(self.set_env) & set(self.env))
@@ -171,6 +181,15 @@ class Agent(Strict):
             if data.get(name) == Agent.model_fields[name].get_default(call_default_factory=True):
                 data.pop(name, None)
         return data
+
+
+_LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+def _refuse(loc: tuple[str | int, ...], why: str, value: Any) -> None:
+    """One validation error at the field ``loc`` (``file: loc: why``)."""
+    error = InitErrorDetails(type=PydanticCustomError("entry", why), loc=loc, input=value)
+    raise ValidationError.from_exception_data("Entry", [error])
 
 
 _ADDED = ("install", "credentials", "set_env", "trace", "skills", "gateway")
@@ -256,25 +275,44 @@ class Entry(Versioned):
 
     @model_validator(mode="after")
     def _gateway(self) -> Entry:
-        """Model budgets and the gateway go together, on the docker backend."""
-        if self.agent.gateway and self.sandbox.backend != "docker":
-            raise ValueError(
-                "agent.gateway: the model gateway is wired into the docker backend only; "
-                "use sandbox.backend docker"
-            )
-        loopback = {"127.0.0.1", "localhost", "::1"}
-        if self.agent.gateway and any(r.host in loopback for r in parse_allow(self.sandbox.egress)):
-            raise ValueError(
-                "sandbox.egress: an agent that goes through the gateway reaches it on the "
-                "sandbox's own 127.0.0.1; remove the host's loopback from the allow-list"
-            )
+        """Model budgets and the gateway go together, on the docker backend, with a model for
+        the gateway to reach and no model host the agent could reach around it."""
         budgets = [n for n in ("tokens", "cost_usd") if getattr(self.budget, n) is not None]
         if budgets and not self.agent.gateway:
             raise ValueError(
                 f"budget.{budgets[0]} is enforced by the model gateway; name the agent's "
                 "base-URL variables in agent.gateway, or remove it"
             )
+        if self.agent.gateway:
+            self._check_gateway()
         return self
+
+    def _check_gateway(self) -> None:
+        if self.sandbox.backend != "docker":
+            raise ValueError(
+                "agent.gateway: the model gateway is wired into the docker backend only; "
+                "use sandbox.backend docker"
+            )
+        provider = self.model.provider
+        if provider not in (*VENDORS, "scripted"):
+            known = ", ".join([*VENDORS, "scripted"])
+            why = (
+                "has no model for the gateway to reach"
+                if provider == "none"
+                else f"unknown provider {provider!r} for the gateway"
+            )
+            _refuse(("model", "provider"), f"{why}; use one of {known} (or remove agent.gateway)",
+                    provider)  # fmt: skip
+        for i, rule in enumerate(parse_allow(self.sandbox.egress)):
+            if rule.host in _LOOPBACK:
+                why = ("the agent reaches the gateway on the sandbox's own 127.0.0.1; remove "
+                       "the host's loopback from the allow-list")  # fmt: skip
+            elif rule.host in MODEL_HOSTS:
+                why = (f"{rule.host} is a model host: with agent.gateway every model call goes "
+                       "through the gateway (metered, budgeted, recorded); remove it")  # fmt: skip
+            else:
+                continue
+            _refuse(("sandbox", "egress", i), why, self.sandbox.egress[i])
 
     @model_validator(mode="after")
     def _backend_placeholders(self) -> Entry:

@@ -19,6 +19,18 @@ Protocol = Literal["anthropic", "responses", "chat", "gemini"]
 """The vendor API a call speaks: Anthropic Messages, OpenAI Responses, OpenAI Chat
 Completions, Google Gemini."""
 Provider = Literal["anthropic", "openai", "gemini"]
+VENDORS: dict[Provider, tuple[str, str]] = {
+    "anthropic": ("https://api.anthropic.com", "ANTHROPIC_API_KEY"),
+    "openai": ("https://api.openai.com", "OPENAI_API_KEY"),
+    "gemini": ("https://generativelanguage.googleapis.com", "GEMINI_API_KEY"),
+}
+"""Each vendor's API base URL and the variable its key is conventionally in. An entry file
+is checked against it (``recon.model.entry``); the gateway's live upstream reaches it."""
+OFFLINE_PROVIDERS = ("scripted", "none")
+"""``scripted``: the scripted model, answered by the gateway in process; ``none``: an agent
+with no model at all (a scripted agent), which gets no gateway."""
+MODEL_HOSTS = frozenset(url.removeprefix("https://") for url, _ in VENDORS.values())
+"""The vendors' API hosts: with the gateway, no entry's egress allow-list holds one."""
 Count = Annotated[int, Field(ge=0)]
 PerToken = Annotated[float, Field(ge=0, le=1)]
 

@@ -105,6 +105,9 @@ class Graph:
         }
         if entry.agent.gateway:  # the pinned prices: in the key of gateway attempts only
             params["prices"] = prices_digest()
+            moved = self.project.live.base_urls.get(entry.model.provider)
+            if moved:  # another upstream than the vendor's own: another attempt
+                params["upstream"] = moved
         files = [str(self.project.entries_dir / f"{entry_id}.yaml")]
         files += [str(self.project.entries_dir / rel) for rel in entry.agent.files]
         deps = {

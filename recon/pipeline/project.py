@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
 from recon.errors import ConfigError
+from recon.gateway.prices import load_prices
+from recon.gateway.settings import LiveSettings
 from recon.model import Case, Contract, Entry, Grading, Protocol, ReleaseDef, load_yaml
 from recon.model.base import shown
 from recon.model.calibration import FOLDER as CALIBRATIONS
@@ -77,6 +79,7 @@ class Project:
     store_root: Path
     sealed_root: Path | None = None
     verify_reads: bool = True  # RECON_VERIFY_ON_READ=0 turns it off, to measure its cost only
+    live: LiveSettings = field(default_factory=LiveSettings)  # RECON_<VENDOR>_BASE_URL, ...
 
     @classmethod
     def open(cls, root: Path) -> Project:
@@ -88,6 +91,7 @@ class Project:
             store_root=store,
             sealed_root=Path(sealed_env) if sealed_env else None,
             verify_reads=os.environ.get("RECON_VERIFY_ON_READ", "1") != "0",
+            live=LiveSettings.from_env(os.environ),
         )
 
     def sealed_dir(self, case_id: str) -> Path:
@@ -243,6 +247,8 @@ class Project:
     def validate(self) -> None:
         """Load everything; the first problem raises a ConfigError."""
         _ = self.cases, self.entries, self.releases
+        if any(entry.agent.gateway for entry in self.entries.values()):
+            load_prices()  # what gateway attempts are metered against
 
 
 def _cross_check(case: LoadedCase) -> None:

@@ -18,6 +18,7 @@ or fails the cell as it would in-process.
 
 from __future__ import annotations
 
+import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -69,6 +70,7 @@ _GUARD = threading.Lock()
 
 
 def _runtime(job: CellJob) -> Any:
+    from recon.gateway.settings import LiveSettings
     from recon.pipeline.cells import Runtime
     from recon.pipeline.project import Project
 
@@ -80,6 +82,7 @@ def _runtime(job: CellJob) -> Any:
                 store_root=Path(job.store_root),
                 sealed_root=Path(job.sealed_root) if job.sealed_root else None,
                 verify_reads=job.verify_reads,
+                live=LiveSettings.from_env(os.environ),  # the coordinator's RECON_* settings
             )
             _RUNTIMES[ident] = Runtime(project)
         return _RUNTIMES[ident]

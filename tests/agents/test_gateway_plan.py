@@ -9,11 +9,18 @@ from typing import Any
 
 import pytest
 import yaml
+from pydantic import ValidationError
 
 from recon.agents import CommandAdapter
 from recon.agents.gateway import gateway_plan, uses_gateway
-from recon.errors import ConfigError, HarnessError
-from recon.gateway import LiveUpstream, ReplayUpstream, ScriptedUpstream, prices_digest
+from recon.errors import HarnessError
+from recon.gateway import (
+    LiveSettings,
+    LiveUpstream,
+    ReplayUpstream,
+    ScriptedUpstream,
+    prices_digest,
+)
 from recon.model import AttemptRecord, Entry, ModelUse, Trace
 from recon.model.gateway import Recording, Usage
 from recon.sandbox import CONTAINER_PATHS
@@ -112,14 +119,24 @@ def test_a_replayed_vendor_entry_needs_no_key_and_keeps_its_token_variables(
     assert plan.token_vars == ["OPENAI_API_KEY"]  # where the recorded run had its token
 
 
-def test_an_unknown_provider_is_one_line_exit_2() -> None:
-    entry = _entry(model={"provider": "acme"})
-    with pytest.raises(ConfigError) as err:
-        gateway_plan(entry, ENTRIES, {})
-    assert err.value.exit_code == 2
-    assert "entries/gateway-scripted.yaml: model.provider: unknown provider 'acme'" in str(
-        err.value
-    )
+def test_an_unknown_provider_never_reaches_the_plan() -> None:
+    """Refused when the entry loads (tests/model/test_entry_gateway_rules.py), not at run time."""
+    with pytest.raises(ValidationError, match="unknown provider 'acme' for the gateway"):
+        _entry(model={"provider": "acme"})
+
+
+def test_a_live_vendor_goes_where_the_harness_settings_say(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    seen: dict[str, Any] = {}
+    monkeypatch.setattr("recon.gateway.serve_gateway", lambda config, socket: seen.update(c=config))
+    entry = _entry(model={"provider": "anthropic", "name": "claude-haiku-4-5"},
+                   agent={"env": [], "credentials": ["ANTHROPIC_API_KEY"]})  # fmt: skip
+    live = LiveSettings({"anthropic": "https://127.0.0.1:8443/x"})
+    gateway_plan(entry, ENTRIES, {"ANTHROPIC_API_KEY": KEY}, live=live).serve(tmp_path)
+    assert str(seen["c"].upstream.url) == "https://127.0.0.1:8443/x"
+    gateway_plan(entry, ENTRIES, {"ANTHROPIC_API_KEY": KEY}).serve(tmp_path)
+    assert str(seen["c"].upstream.url) == "https://api.anthropic.com"
 
 
 def test_a_gateway_entry_never_forwards_its_credentials() -> None:

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from aiohttp import web
 
-from recon.agents import FixedScript
+from recon.agents import FixedScript, Script
 from recon.gateway.attempt import GatewayConfig
 from recon.gateway.failures import RetryPolicy
 from recon.gateway.prices import PRICES, load_prices, prices_digest
@@ -139,11 +139,12 @@ def post(where: int | Path, path: str, body: Any, headers: dict[str, str]) -> An
 @dataclass
 class Vendor:
     """A fake vendor API: answers ``statuses`` in order (0: drop the connection, -1: drop
-    it halfway through the body, -2: after a stream's first event), then real scripted
-    replies; keeps each request's headers."""
+    it halfway through the body, -2: after a stream's first event), then real replies of
+    ``script``; keeps each request's headers."""
 
     statuses: list[int] = field(default_factory=list)
     echo_key: bool = False
+    script: Script = SCRIPT
     headers: list[dict[str, str]] = field(default_factory=list)
     peers: list[object] = field(default_factory=list)
     bodies: list[bytes] = field(default_factory=list)
@@ -183,7 +184,7 @@ class Vendor:
                 return web.json_response(error, status=status, headers={"retry-after": "0"})
             call = identify(request.path, request.query, body)
             assert call is not None
-            reply = scripted_answer(SCRIPT, call, body, len(self.headers))
+            reply = scripted_answer(self.script, call, body, len(self.headers))
             response = web.StreamResponse(status=reply.status, headers=reply.headers)
             await response.prepare(request)
             async for chunk in reply.chunks:

@@ -6,9 +6,14 @@ object, and the same on a Ray worker as in process. The entry is test-only
 
 from __future__ import annotations
 
+import base64
+import json
 import shutil
+import ssl
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 import yaml
@@ -26,7 +31,14 @@ from recon.pipeline.kinds._base import RUN_METADATA
 from recon.pipeline.project import Project
 from recon.pipeline.tasks import Pipeline
 from recon.store import checkout_tree
-from tests.conftest import copy_project, doit_env
+from tests.conftest import copy_project, doit, doit_env
+from tests.gateway.conftest import (  # noqa: F401 (test_ca and server_tls: fixtures)
+    CertAuthority,
+    Vendor,
+    server_tls,
+    test_ca,
+    vendor_api,
+)
 from tests.pipeline.raycluster import ray_cluster
 
 HERE = Path(__file__).parent
@@ -37,15 +49,25 @@ KEYS = {"ANTHROPIC_API_KEY": "sk-ant-canary-4d1f", "OPENAI_API_KEY": "sk-oai-can
 OLD_PARAMS = {"entry", "case", "index", "entry_digest", "protocol"}
 
 
-def _project(tmp_path: Path, repeats: int = 1, **budget: object) -> Path:
+def _project(
+    tmp_path: Path,
+    case: str = CASE,
+    change: Callable[[Any], None] | None = None,
+    repeats: int = 1,
+    **budget: object,
+) -> Path:
+    """A project copy with the test entry (``change``d) and ``releases/gw.yaml``: it alone,
+    on ``case``, ``repeats`` attempts."""
     project = copy_project(tmp_path / "p")
     entry = yaml.safe_load((HERE / "gateway" / "gateway-scripted.yaml").read_text())
     entry["budget"].update(budget)
+    if change is not None:
+        change(entry)
     (project / "entries" / "gateway-scripted.yaml").write_text(yaml.safe_dump(entry))
     (project / "entries" / "gateway").mkdir()
     shutil.copy2(AGENT, project / "entries" / "gateway" / "agent.py")
     release = {
-        "schema_version": 1, "id": "gw", "title": "gateway", "cases": [CASE],
+        "schema_version": 1, "id": "gw", "title": "gateway", "cases": [case],
         "entries": ["gateway-scripted"], "aggregation": {"rule": "case-mean-v1"},
         "protocol": {"name": "gw-docker", "repeats": repeats, "time_limit_s": 300,
                      "backend": "docker", "formal": True, "retry": {"harness_failure": 0}},
@@ -67,14 +89,19 @@ def test_the_price_digest_keys_gateway_attempts_only(
     (gateway,) = _attempts(pipeline, "gw")
     assert gateway.params["prices"] == prices_digest()
     before = {c.id: c.params for c in _attempts(pipeline, "2025q1")}
-    assert before and all(set(p) == OLD_PARAMS for p in before.values())
+    on_gateway = {i for i, p in before.items() if p["entry"] in ("claude-code", "codex-cli")}
+    assert len(on_gateway) == 20 and len(before) == 60
+    for ident, params in before.items():
+        assert set(params) == OLD_PARAMS | ({"prices"} if ident in on_gateway else set())
     pipeline.rt.close()
 
     monkeypatch.setattr("recon.pipeline.graph.prices_digest", lambda: "f" * 64)
     again = Pipeline(Project.open(project))
     (moved,) = _attempts(again, "gw")
     assert moved.params["prices"] == "f" * 64  # a new price table re-keys gateway attempts
-    assert {c.id: c.params for c in _attempts(again, "2025q1")} == before  # and no other
+    after = {c.id: c.params for c in _attempts(again, "2025q1")}
+    moved_ids = {i for i in before if after[i] != before[i]}
+    assert moved_ids == on_gateway  # and no other
     again.rt.close()
 
 
@@ -231,3 +258,83 @@ def test_on_a_ray_worker_the_attempt_meters_and_records_what_it_does_in_process(
         there.rt.close()
     assert len(tokens) == 3
     _no_key_anywhere(tmp_path / "ray" / "p")
+
+
+CANARY = b"sk-ant-canary+5e/7c=d41f9b0a"
+"""A key in the host environment of the build: with ``+``, ``/`` and ``=``, so that its
+URL-encoded and base64 forms differ from it."""
+
+
+def _forms(key: bytes) -> set[bytes]:
+    """``key`` as it could be written down: raw, URL-encoded, and base64 (standard and URL
+    alphabets, at each of the three alignments inside a longer encoded run)."""
+    found = {key, quote(key, safe="").encode()}
+    for pad in range(3):
+        encoded = base64.b64encode(b"\0" * pad + key)
+        middle = encoded[-(-8 * pad // 6) : 8 * (pad + len(key)) // 6]
+        found |= {middle, middle.replace(b"+", b"-").replace(b"/", b"_")}
+    return found
+
+
+def _files(*roots: Path) -> Iterator[Path]:
+    for root in roots:
+        yield from (p for p in root.rglob("*") if p.is_file() and not p.is_symlink())
+
+
+def _anthropic(entry: dict[str, Any]) -> None:
+    """The test entry as a live Anthropic entry: Messages only, the key in
+    ``agent.credentials`` alone (never in ``agent.env``)."""
+    entry["model"] = {"provider": "anthropic", "name": "claude-haiku-4-5", "version": "1"}
+    entry["agent"]["command"] += ["anthropic"]
+    entry["agent"]["env"] = []
+    entry["agent"]["credentials"] = ["ANTHROPIC_API_KEY"]
+    entry["agent"]["gateway"] = {"ANTHROPIC_BASE_URL": ""}
+
+
+@pytest.mark.docker
+def test_a_canary_key_is_in_no_byte_of_the_release(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    test_ca: CertAuthority,  # noqa: F811
+    server_tls: ssl.SSLContext,  # noqa: F811
+) -> None:
+    """The live path as a maintainer runs it: ``doit release:gw`` with the key in the host
+    environment and the harness-side settings pointing Anthropic at a local TLS server (a
+    test CA, verified), which answers the case's faithful script. Then every file of the
+    store, ``releases/`` and the site is scanned for the key in any form."""
+    case = "html5-boilerplate"  # the cheapest case to render and grade
+    project = _project(tmp_path, case, _anthropic)
+    script = CaseScripts.from_answers(project / "entries" / ANSWERS, KIND)
+    assert not any(form in p.read_bytes() for p in _files(project) for form in _forms(CANARY))
+    with vendor_api(Vendor(script=script), server_tls) as vendor:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", CANARY.decode())
+        monkeypatch.setenv("RECON_ANTHROPIC_BASE_URL", f"https://127.0.0.1:{vendor.port}")
+        monkeypatch.setenv("RECON_LIVE_CA", str(test_ca.ca))
+        doit(project, "release:gw")
+    assert vendor.headers and all(h["x-api-key"] == CANARY.decode() for h in vendor.headers)
+    result = json.loads((project / "releases" / "gw" / "release.json").read_text())
+    (attempt,) = result["attempts"]
+    assert attempt["outcome"] == "valid" and attempt["total"] is not None, attempt
+    monkeypatch.setenv("RECON_STORE", str(project / "store"))
+    pipeline = Pipeline(Project.open(project))
+    (cell,) = _attempts(pipeline, "gw")
+    assert cell.params["upstream"] == f"https://127.0.0.1:{vendor.port}"  # another upstream
+    pointer = pipeline.rt.require_pointer(cell)
+    recording = Recording.model_validate(
+        pipeline.rt.store.read_json(pointer.outputs["gateway"].digest)
+    )
+    assert recording.upstream == "live" and len(recording.exchanges) == len(vendor.headers)
+    assert {(e.protocol, e.stream) for e in recording.exchanges} == {
+        ("anthropic", False), ("anthropic", True)
+    }  # fmt: skip
+    built = tmp_path / "built"
+    checkout_tree(pipeline.rt.store, pointer.outputs["build"].digest, built)
+    environ = (built / "environ.bin").read_bytes().split(b"\0")  # the agent's own
+    assert b"ANTHROPIC_BASE_URL=http://127.0.0.1:3129" in environ
+    assert any(v.startswith(b"ANTHROPIC_API_KEY=") for v in environ)
+    pipeline.rt.close()
+    scanned = list(_files(project / "store", project / "releases", built))
+    assert any(p.name == "index.html" for p in scanned if "site" in p.parts)
+    assert len(scanned) > 50
+    found = [(p, f) for p in scanned for f in _forms(CANARY) if f in p.read_bytes()]
+    assert not found

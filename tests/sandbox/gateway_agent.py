@@ -2,9 +2,10 @@
 base-URL and key variables the harness sets for the model gateway.
 
 ``python3 agent.py probe``: one call in each protocol, streamed and not; what each reply
-says goes to ``dist/<call>.txt``. ``python3 agent.py solve BRIEF``: a bash agent for the
-scripted model's case scripts; each turn speaks the next protocol of the list, with the
-whole conversation so far; it runs the command of each reply and stops at the submit line.
+says goes to ``dist/<call>.txt``. ``python3 agent.py solve BRIEF [VENDOR]``: a bash agent
+for the scripted model's case scripts; each turn speaks the next protocol of the list (the
+vendor's alone when one is named: ``anthropic``), with the whole conversation so far; it
+runs the command of each reply and stops at the submit line.
 Both copy the agent's own environment (``/proc/self/environ``) to ``environ.bin`` (in
 ``dist/``, or beside the build output), so a test can look for a key in every byte of it.
 A call that is not answered stops the agent (exit 1), printing why.
@@ -107,9 +108,9 @@ def headers(vendor):  # each vendor's way of sending a key
     return {"authorization": f"Bearer {KEY[vendor]}"}
 
 
-def call(number, turns):
-    """Call ``number`` (cycling through the protocols): the reply's text."""
-    name, url, vendor, stream, read = CALLS[number % len(CALLS)]
+def call(number, turns, calls=CALLS):
+    """Call ``number`` (cycling through ``calls``): the reply's text."""
+    name, url, vendor, stream, read = calls[number % len(calls)]
     status, reply = post(url, body(name, stream, turns), headers(vendor))
     print(f"{name}: {status}", flush=True)
     if status != 200:
@@ -132,12 +133,13 @@ def probe():
             out.write(text)
 
 
-def solve(brief):
+def solve(brief, only=None):
     keep_environ("site")
+    calls = [c for c in CALLS if only in (None, c[2])]
     with open(brief) as task:
         turns = [("user", task.read())]
     for number in range(200):
-        _, text = call(number, turns)
+        _, text = call(number, turns, calls)
         found = re.search(r"```bash\n(.*)\n```", text, re.DOTALL)
         command = found.group(1) if found else ""
         if "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT" in command:
@@ -151,4 +153,4 @@ if __name__ == "__main__":
     if sys.argv[1] == "probe":
         probe()
     else:
-        solve(sys.argv[2])
+        solve(*sys.argv[2:4])

@@ -228,7 +228,7 @@ def _previous_try(
 
 
 def _run(
-    rt: Runtime, cell: Cell, entry: Entry, work: Path, out: Path, replay: Recording | None
+    rt: Runtime, cell: Cell, entry: Entry, work: Path, out: Path, replay: Recording | None = None
 ) -> AttemptRun:
     """The backend's run; every exception becomes a harness failure with its reason."""
     try:
@@ -299,7 +299,7 @@ def _docker(
     adapter = CommandAdapter(entry.agent)
     agent = adapter.prepare(CONTAINER_PATHS, environ)
     gateway = (
-        gateway_plan(entry, rt.project.entries_dir, environ, replay)
+        gateway_plan(entry, rt.project.entries_dir, environ, replay, rt.project.live)
         if uses_gateway(entry)
         else None
     )

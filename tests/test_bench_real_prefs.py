@@ -1,0 +1,63 @@
+"""``bench/real_prefs.py --data DIR --json`` counts each metric's agreement with a study's
+consensus, ties and disagreements left out; bad input is one line naming the file and the
+field, exit 2. The study is a tiny folder written by the test and drawn without a browser
+(``tests/calibrate/test_study.py``)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from recon.model.viewport import Viewport
+from tests.calibrate.test_study import ROWS, Shooter, judgement, write_study
+from tests.conftest import REPO
+
+
+def bench_module() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("real_prefs", REPO / "bench" / "real_prefs.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_json_maps_content_and_image_to_their_agreement(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    study = write_study(tmp_path / "study")
+    shooter = Shooter()
+    argv = ["--data", str(study), "--cache", str(tmp_path / "cache"), "--json"]
+    prefs = tmp_path / "prefs.jsonl"
+    assert bench_module().main([*argv, "--prefs-out", str(prefs)], lambda _vp: shooter()) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert (report["judgements"], report["pairs"], report["ties"]) == (5, 3, 1)
+    assert report["disagreements"] == 1
+    for metric in ("content", "image"):
+        got = report["metrics"][metric]
+        assert (got["agree"], got["pairs"]) == (2, 3)
+        assert got["share"] == pytest.approx(2 / 3, abs=1e-6)
+    assert report["preference_rows"] == {"written": 10, "same_still": 0}
+    assert len(prefs.read_text().splitlines()) == 10
+    again = Shooter()  # a re-run renders nothing: every page is in the cache
+    assert bench_module().main(argv, lambda _vp: again()) == 0
+    assert again.opened == 0
+    assert json.loads(capsys.readouterr().out)["metrics"] == report["metrics"]
+
+
+def test_bad_input_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    study = write_study(tmp_path / "study", [*ROWS[:1], judgement("p2", "copy", "gone", "a", "a")])
+
+    def refuse(_vp: Viewport) -> object:
+        raise AssertionError("nothing is rendered for a study that does not hold up")
+
+    argv = ["--data", str(study), "--cache", str(tmp_path / "cache"), "--json"]
+    assert bench_module().main(argv, refuse) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err
+    assert "judgments.jsonl:2: b:" in err and "pages/p2/gone.html does not exist" in err

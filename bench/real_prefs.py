@@ -73,7 +73,21 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--prefs-out", type=Path, help="write the study as preference rows")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--viewport",
+        type=_size,
+        default=VIEWPORT,
+        help="WIDTHxHEIGHT to render at (default: the contract's desktop, 1440x900)",
+    )
     return p.parse_args(argv)
+
+
+def _size(text: str) -> Viewport:
+    try:
+        width, height = (int(v) for v in text.lower().split("x"))
+        return Viewport("desktop", width, height)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(f"{text!r}: write WIDTHxHEIGHT, like 1280x800") from err
 
 
 # --- renderer and grader digests: what the caches are keyed on -------------------------
@@ -310,7 +324,7 @@ def white_page(renders: Mapping[str, Render], study: Study) -> dict[str, float]:
 
 
 def load(
-    root: Path, cache: Path, shooter: Shooter, candidates: bool
+    root: Path, cache: Path, shooter: Shooter, candidates: bool, viewport: Viewport = VIEWPORT
 ) -> tuple[Study, dict[str, Render], dict[str, Scores]]:
     study = read_study(root)
 
@@ -319,7 +333,7 @@ def load(
             print(f"rendered {page}", file=sys.stderr, flush=True)
 
     renders = render_all(
-        study.pages, VIEWPORT, code_digest("capture"), Cache(cache), lambda: shooter(VIEWPORT),
+        study.pages, viewport, code_digest("capture"), Cache(cache), lambda: shooter(viewport),
         progress,
     )  # fmt: skip
     score = candidate_scores if candidates else page_scores
@@ -341,10 +355,14 @@ def summary(study: Study, table: Mapping[str, Count]) -> dict[str, Any]:
 
 def run(args: argparse.Namespace, shooter: Shooter = browser_shooter) -> dict[str, Any]:
     root = args.data or args.train
-    study, renders, scores = load(root, args.cache, shooter, args.candidates)
+    study, renders, scores = load(root, args.cache, shooter, args.candidates, args.viewport)
     pairs = consensus(study)
     table = agreement_table(pairs, scores, args.seed)
-    report = {"data": str(root), "viewport": VIEWPORT.model_dump()} | summary(study, table)
+    report = {"data": str(root), "viewport": args.viewport.model_dump()} | summary(study, table)
+    report["medians"] = {
+        k: float(np.median([s[k] for s in scores.values()]))
+        for k in ("content", "image", "content.ssim", "content.ssim_unweighted", "image.ssim")
+    }
     if args.prefs_out:
         digests = {k: r.digest for k, r in renders.items()}
         rows, same = preferences(study, RELEASE, digests)
@@ -367,7 +385,7 @@ def _fits(
         return {"k-fold": fitted(pairs, scores, args.seed)}
     if not (args.train / "judgments.jsonl").is_file():
         return {"skipped": f"no training study at {args.train}; pass --train"}
-    train, _renders, train_scores = load(args.train, args.cache, shooter, True)
+    train, _renders, train_scores = load(args.train, args.cache, shooter, True, args.viewport)
     trained = fitted(consensus(train), train_scores, args.seed)
     return {"applied from --train": applied(pairs, scores, trained, args.seed)}
 
@@ -385,6 +403,8 @@ def text(report: Mapping[str, Any]) -> str:
             f"{label:40} {c['agree']:>6} {c['pairs']:>6} {c['share']:>7.3f}  "
             f"{c['low']:.3f}–{c['high']:.3f}"
         )
+    medians = ", ".join(f"{k} {v:.3f}" for k, v in report["medians"].items())
+    lines.append(f"medians over the reconstructions: {medians}")
     if "white_page" in report:
         w = report["white_page"]
         lines.append(

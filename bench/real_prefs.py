@@ -27,6 +27,7 @@ naming the file and field, exit 2.
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -108,10 +109,29 @@ def _codes() -> Any:
 
 
 def scorer_digest() -> str:
-    """What the scores depend on: the grader's code and this bench's own file."""
-    here = Path(__file__).read_bytes()
+    """What the scores depend on: the grader's code, the consensus module and the source
+    of this bench's candidate terms (not the rest of this file: a new combination to fit
+    re-scores nothing)."""
     consensus = (REPO / "recon" / "calibrate" / "consensus.py").read_bytes()
-    return digest_json({"grade": code_digest("grade"), "bench": digest_bytes(here + consensus)})
+    terms: list[Callable[..., Any]] = [
+        candidate_scores,
+        layout_colour,
+        thumb,
+        ink,
+        _lab,
+        _background,
+        _palette,
+    ]
+    source = "".join(inspect.getsource(f) for f in terms)
+    constants = [THUMB_WIDTH, THUMB_HEIGHT, INK_RANGE, FLOOR]
+    return digest_json(
+        {
+            "grade": code_digest("grade"),
+            "consensus": digest_bytes(consensus),
+            "terms": digest_bytes(source.encode()),
+            "constants": constants,
+        }
+    )
 
 
 def cached_scores(
@@ -237,6 +257,7 @@ def candidate_scores(cand: Render, ref: Render) -> Scores:
         rest = scores[f"{path}.raw"] / max(scores[f"{path}.appearance"], 1e-12)
         scores[f"cand.{path}_unweighted"] = min(1.0, appearance * rest)
     scores["cand.ssim_unweighted_gap"] = ssim_u - scores["content.ssim"]
+    scores["cand.content_appearance"] = scores["content.appearance"] * scores["content.blank_guard"]
     return scores
 
 
@@ -249,7 +270,13 @@ FEATURES = {
         "content.content", "content.ssim_unweighted", "content.colour", "content.position",
         "cand.layout", "cand.thumb_colour", "cand.palette", "cand.background",
     ],
+    "appearance + layout/palette": [
+        "content.ssim", "content.colour", "content.position", "cand.layout", "cand.palette",
+    ],
     "image terms": ["image.ssim", "image.colour"],
+    "image + layout/palette/floor": [
+        "image.ssim", "image.colour", "cand.layout", "cand.palette", "cand.image_floor",
+    ],
     "image + layout/colour": [
         "image.ssim_unweighted", "image.colour", "cand.layout", "cand.thumb_colour",
         "cand.palette", "cand.background", "cand.image_floor",

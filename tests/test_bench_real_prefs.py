@@ -48,6 +48,29 @@ def test_json_maps_content_and_image_to_their_agreement(
     assert json.loads(capsys.readouterr().out)["metrics"] == report["metrics"]
 
 
+def test_candidates_are_fitted_with_folds_by_page(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pages = tuple(f"p{i}" for i in range(1, 7))
+    rows = [judgement(p, "copy", "other", "a", "a") for p in pages]
+    rows += [judgement(p, "other", "copy", "b", "b") for p in pages]
+    study = write_study(tmp_path / "study", rows, pages)
+    argv = ["--data", str(study), "--train", str(study), "--cache", str(tmp_path / "cache")]
+    shooter = Shooter()
+    assert bench_module().main([*argv, "--candidates", "--json"], lambda _vp: shooter()) == 0
+    report = json.loads(capsys.readouterr().out)
+    applied = report["fitted"]["applied from --train"]
+    assert set(applied) == set(bench_module().FEATURES)
+    assert all(f["pairs"] == 12 for f in applied.values())
+    assert report["terms"]["cand.image_floor"]["pairs"] == 12
+    assert 0.0 <= report["white_page"]["white_median"] <= 1.0
+    train = ["--train", str(study), "--cache", str(tmp_path / "cache"), "--candidates", "--json"]
+    assert bench_module().main(train, lambda _vp: shooter()) == 0
+    fits = json.loads(capsys.readouterr().out)["fitted"]["k-fold"]
+    assert all(f["held_out"]["pairs"] == 12 for f in fits.values())
+    assert len(fits["content ** γ · appearance"]["chosen per fold"]) == 5
+
+
 def test_bad_input_is_one_line_and_exit_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -46,8 +46,10 @@ ROWS = [
 ]
 
 
-def write_study(root: Path, rows: list[dict[str, str]] = ROWS) -> Path:
-    for page in ("p1", "p2", "p3"):
+def write_study(
+    root: Path, rows: list[dict[str, str]] = ROWS, pages: tuple[str, ...] = ("p1", "p2", "p3")
+) -> Path:
+    for page in pages:
         folder = root / "pages" / page
         folder.mkdir(parents=True)
         (folder / "original.html").write_text(ORIGINAL)

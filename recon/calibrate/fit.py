@@ -95,6 +95,17 @@ def folds(n: int, seed: int, k: int = FOLDS) -> np.ndarray:
     return np.random.default_rng(seed).permutation(np.arange(n) % k)
 
 
+def group_folds(groups: list[str], seed: int, k: int = FOLDS) -> np.ndarray:
+    """A fold number per judgement such that every judgement of one group (a page) is in
+    the same fold: the groups shuffled (seeded) and dealt round the folds."""
+    names = sorted(set(groups))
+    if len(names) < k:
+        raise ConfigError(f"{len(names)} group(s) cannot be split into {k} folds; collect more")
+    order = np.random.default_rng(seed).permutation(len(names))
+    fold_of = {names[i]: n % k for n, i in enumerate(order)}
+    return np.array([fold_of[g] for g in groups])
+
+
 def _held_out(
     x: np.ndarray, t: np.ndarray, fold: np.ndarray, l2: float
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -110,9 +121,12 @@ def _held_out(
     return losses, np.concatenate(agreed)
 
 
-def fit(x: np.ndarray, t: np.ndarray, seed: int = 0) -> Fitted:
-    """Choose λ by held-out log-loss, report held-out agreement, fit on everything."""
-    fold = folds(len(t), seed)
+def fit(x: np.ndarray, t: np.ndarray, seed: int = 0, fold: np.ndarray | None = None) -> Fitted:
+    """Choose λ by held-out log-loss, report held-out agreement, fit on everything.
+
+    ``fold`` gives each judgement's fold (:func:`group_folds`, to keep a page's judgements
+    together); by default :func:`folds`."""
+    fold = folds(len(t), seed) if fold is None else fold
     trials = {l2: _held_out(x, t, fold, l2) for l2 in L2_GRID}
     l2 = min(L2_GRID, key=lambda lam: (float(trials[lam][0].mean()), -lam))
     losses, agreed = trials[l2]

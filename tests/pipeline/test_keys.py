@@ -32,6 +32,9 @@ TABLE: list[tuple[str, frozenset[str]]] = [
     ("model/interaction.py", CODE_KINDS),  # the one Locator and Step
     ("model/viewport.py", CODE_KINDS),  # the one Viewport
     ("model/transcript.py", frozenset({"site"})),  # a gateway attempt's page, no other kind's
+    # a preference study's judgement file: read by the bench and recon.calibrate.study
+    # only, never imported by recon.model's package, so it re-keys no cell (issue 28)
+    ("model/study.py", frozenset()),
     ("model/*", CODE_KINDS),
     ("store/*", CODE_KINDS),
     ("pipeline/__init__.py", CODE_KINDS),

@@ -1,0 +1,519 @@
+"""Agreement of the visual metrics with people on real reconstructions (issue 28).
+
+Reads a study laid out as ``../shared/prefs/real-reconstructions`` is
+(``pages/<page>/<method>.html``, ``judgments.jsonl``; ``recon.calibrate.study``), renders
+every judged page with recon's own capture path at the contract's desktop viewport
+(1440 x 900; ``recon.calibrate.renders``, cached by digest under ``--cache``), scores each
+reconstruction against its original (``recon.calibrate.consensus``: global visual's
+content and image paths, plain SSIM, every term) and prints how often each agrees with
+the raters' consensus (ties and disagreements left out), with a bootstrap 95% interval.
+
+Candidates (``--candidates``, bench only, never the release path): variants of the image
+path and layout/colour terms (``candidate_scores``), each fixed one measured as a metric,
+and Bradley–Terry combinations of terms (``recon.calibrate.fit``) fitted on the training
+study and measured by 5-fold held-out agreement, folds split by page. With ``--data DIR``
+the fitted combinations are fitted on ``--train`` and applied to DIR: nothing is fitted on
+DIR.
+
+    PYTHONPATH=. .venv/bin/python bench/real_prefs.py [--train DIR] [--data DIR]
+        [--cache store/cache/real-prefs] [--candidates] [--json] [--prefs-out FILE]
+
+A report, not a test: it asserts nothing. ``--json`` prints one object whose ``metrics``
+maps ``content``, ``image`` and ``ssim`` to ``{"agree", "pairs", "share", "ties", "low",
+"high"}``. Bad input (a missing page, a malformed judgement) is one line per problem
+naming the file and field, exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+from recon.calibrate.agreement import points, summarise
+from recon.calibrate.consensus import (
+    METRICS,
+    Count,
+    Scores,
+    agreement_table,
+    differences,
+    page_scores,
+    study_scores,
+)
+from recon.calibrate.fit import fit, group_folds
+from recon.calibrate.renders import Cache, Render, Shoot, browser_shooter, render_all
+from recon.calibrate.study import (
+    ORIGINAL,
+    Pair,
+    Study,
+    consensus,
+    name,
+    preferences,
+    read_study,
+)
+from recon.errors import ReconError
+from recon.grade import global_visual
+from recon.model.viewport import VIEWPORTS, Viewport
+from recon.store import digest_bytes, digest_json, write_atomic
+
+REPO = Path(__file__).resolve().parent.parent
+TRAIN = REPO.parent / "shared" / "prefs" / "real-reconstructions"
+CACHE = REPO / "store" / "cache" / "real-prefs"
+VIEWPORT = VIEWPORTS["desktop"]
+RELEASE = "real-reconstructions"
+Shooter = Callable[[Viewport], AbstractContextManager[Shoot]]
+
+
+def parse(argv: Sequence[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--train", type=Path, default=TRAIN, help="the study fits are fitted on")
+    p.add_argument("--data", type=Path, help="score this study, fitting nothing on it")
+    p.add_argument("--cache", type=Path, default=CACHE, help="render and score cache folder")
+    p.add_argument("--candidates", action="store_true", help="measure candidate terms")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--prefs-out", type=Path, help="write the study as preference rows")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--viewport",
+        type=_size,
+        default=VIEWPORT,
+        help="WIDTHxHEIGHT to render at (default: the contract's desktop, 1440x900)",
+    )
+    return p.parse_args(argv)
+
+
+def _size(text: str) -> Viewport:
+    try:
+        width, height = (int(v) for v in text.lower().split("x"))
+        return Viewport("desktop", width, height)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(f"{text!r}: write WIDTHxHEIGHT, like 1280x800") from err
+
+
+# --- renderer and grader digests: what the caches are keyed on -------------------------
+
+
+@cache
+def code_digest(kind: str) -> str:
+    """The pipeline's code digest of a cell kind (modules, data, toolchain)."""
+    return _codes().digest(kind)
+
+
+@cache
+def _codes() -> Any:
+    from recon.pipeline.keys import Codes
+    from recon.store import StatCache
+
+    return Codes(StatCache(None))
+
+
+def scorer_digest() -> str:
+    """What the scores depend on: the grader's code, the consensus module and the source
+    of this bench's candidate terms (not the rest of this file: a new combination to fit
+    re-scores nothing)."""
+    consensus = (REPO / "recon" / "calibrate" / "consensus.py").read_bytes()
+    terms: list[Callable[..., Any]] = [
+        candidate_scores,
+        layout_colour,
+        thumb,
+        ink,
+        _lab,
+        _background,
+        _palette,
+    ]
+    source = "".join(inspect.getsource(f) for f in terms)
+    constants = [THUMB_WIDTH, THUMB_HEIGHT, INK_RANGE, FLOOR]
+    return digest_json(
+        {
+            "grade": code_digest("grade"),
+            "consensus": digest_bytes(consensus),
+            "terms": digest_bytes(source.encode()),
+            "constants": constants,
+        }
+    )
+
+
+def cached_scores(
+    study: Study,
+    renders: Mapping[str, Render],
+    cache: Path,
+    digest: str,
+    score: Callable[[Render, Render], Scores],
+) -> dict[str, Scores]:
+    """:func:`study_scores`, each reconstruction's scores cached by its two renders'
+    digests and the scorer's."""
+
+    def scored(cand: Render, ref: Render) -> Scores:
+        key = digest_json({"cand": cand.digest, "ref": ref.digest, "scorer": digest})
+        path = cache / "scores" / key[:2] / f"{key}.json"
+        if path.is_file():
+            return dict(json.loads(path.read_text()))
+        found = score(cand, ref)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, json.dumps(found, sort_keys=True).encode())
+        return found
+
+    return study_scores(study, renders, scored)
+
+
+# --- candidate terms (bench only) -------------------------------------------------------
+
+THUMB_WIDTH = 100
+"""Pages are compared as the raters saw them, small: 100 px wide (a quarter of their 400)."""
+THUMB_HEIGHT = 600
+"""The top 2,400 px of a 400 px column, at the thumbnail's scale."""
+INK_RANGE = 8
+"""A 16 px tile whose luma range is at most this is flat (no ink)."""
+FLOOR = 0.5
+"""The blank floor: a page with less than this share of the reference's ink is scaled
+down in proportion."""
+
+
+def thumb(img: np.ndarray) -> np.ndarray:
+    """The page's top at 100 px wide, white-padded to THUMB_HEIGHT rows, as float RGB."""
+    height, width = img.shape[:2]
+    rows = max(1, round(height * THUMB_WIDTH / width))
+    small = np.asarray(
+        Image.fromarray(img).resize((THUMB_WIDTH, rows), Image.Resampling.BOX), dtype=np.float64
+    )[:THUMB_HEIGHT]
+    out = np.full((THUMB_HEIGHT, THUMB_WIDTH, 3), 255.0)
+    out[: small.shape[0]] = small
+    return out
+
+
+def ink(img: np.ndarray) -> float:
+    """Share of the page's 16 px tiles that are not flat."""
+    luma = img[..., :3].astype(np.float64) @ np.array([0.299, 0.587, 0.114])
+    h, w = (luma.shape[0] // 16) * 16, (luma.shape[1] // 16) * 16
+    if h == 0 or w == 0:
+        return 0.0
+    tiles = luma[:h, :w].reshape(h // 16, 16, w // 16, 16)
+    spread = tiles.max(axis=(1, 3)) - tiles.min(axis=(1, 3))
+    return float((spread > INK_RANGE).mean())
+
+
+def _lab(rgb: np.ndarray) -> np.ndarray:
+    from skimage.color import rgb2lab
+
+    return np.asarray(rgb2lab(rgb / 255.0))
+
+
+def layout_colour(cand: np.ndarray, ref: np.ndarray) -> Scores:
+    """Thumbnail terms: ``thumb_colour`` (1 − mean ΔE76 / 50 of the blurred thumbnails),
+    ``layout`` (IoU of the thumbnails' non-background cells) and ``palette`` (histogram
+    intersection of 4x4x4-bin colour histograms)."""
+    a, b = thumb(cand), thumb(ref)
+    la, lb = _lab(a), _lab(b)
+    delta = np.sqrt(((la - lb) ** 2).sum(axis=2)).mean()
+    bg_a, bg_b = _background(a), _background(b)
+    fa = np.abs(a - bg_a).max(axis=2) > 24
+    fb = np.abs(b - bg_b).max(axis=2) > 24
+    union = (fa | fb).sum()
+    iou = float((fa & fb).sum() / union) if union else 1.0
+    return {
+        "thumb_colour": 1.0 - min(1.0, delta / 50.0),
+        "layout": iou,
+        "palette": _palette(a, b),
+        "background": 1.0 - min(1.0, float(np.abs(bg_a - bg_b).max()) / 128.0),
+    }
+
+
+def _background(img: np.ndarray) -> np.ndarray:
+    """The most common 8-level-quantised colour of a thumbnail."""
+    q = (img // 32).astype(np.int64).reshape(-1, 3)
+    codes = q[:, 0] * 64 + q[:, 1] * 8 + q[:, 2]
+    top = int(np.bincount(codes, minlength=512).argmax())
+    mask = codes == top
+    return np.asarray(img.reshape(-1, 3)[mask].mean(axis=0))
+
+
+def _palette(a: np.ndarray, b: np.ndarray) -> float:
+    def hist(img: np.ndarray) -> np.ndarray:
+        q = (img // 64).astype(np.int64).reshape(-1, 3)
+        h = np.bincount(q[:, 0] * 16 + q[:, 1] * 4 + q[:, 2], minlength=64).astype(float)
+        return h / h.sum()
+
+    return float(np.minimum(hist(a), hist(b)).sum())
+
+
+def candidate_scores(cand: Render, ref: Render) -> Scores:
+    """The shipped scores (:func:`page_scores`) and the candidate terms beside them."""
+    scores = page_scores(cand, ref)
+    scores |= {f"cand.{k}": v for k, v in layout_colour(cand.image, ref.image).items()}
+    ratio = ink(cand.image) / max(ink(ref.image), 1e-9)
+    floor = min(1.0, ratio / FLOOR)
+    scores["cand.ink_ratio"] = ratio
+    scores["cand.image_floor"] = scores["image"] * floor
+    w = global_visual.WEIGHTS
+    ssim_u = scores["content.ssim_unweighted"]
+    for path in ("content", "image"):
+        t = {k: scores.get(f"{path}.{k}", 0.0) for k in ("colour", "position")}
+        used = {"ssim": w["ssim"]} | {k: w[k] for k in t if scores.get(f"{path}.w_{k}", 0.0) > 0}
+        appearance = (
+            w["ssim"] * scores[f"{path}.ssim_unweighted"]
+            + sum(w[k] * t[k] for k in used if k != "ssim")
+        ) / sum(used.values())
+        rest = scores[f"{path}.raw"] / max(scores[f"{path}.appearance"], 1e-12)
+        scores[f"cand.{path}_unweighted"] = min(1.0, appearance * rest)
+    scores["cand.ssim_unweighted_gap"] = ssim_u - scores["content.ssim"]
+    scores["cand.content_appearance"] = scores["content.appearance"] * scores["content.blank_guard"]
+    return scores
+
+
+FEATURES = {
+    "content terms": ["content.content", "content.ssim", "content.colour", "content.position"],
+    "content terms + unweighted ssim": [
+        "content.content", "content.ssim_unweighted", "content.colour", "content.position",
+    ],
+    "content + layout/colour": [
+        "content.content", "content.ssim_unweighted", "content.colour", "content.position",
+        "cand.layout", "cand.thumb_colour", "cand.palette", "cand.background",
+    ],
+    "appearance + layout/palette": [
+        "content.ssim", "content.colour", "content.position", "cand.layout", "cand.palette",
+    ],
+    "image terms": ["image.ssim", "image.colour"],
+    "image + layout/palette/floor": [
+        "image.ssim", "image.colour", "cand.layout", "cand.palette", "cand.image_floor",
+    ],
+    "image + layout/colour": [
+        "image.ssim_unweighted", "image.colour", "cand.layout", "cand.thumb_colour",
+        "cand.palette", "cand.background", "cand.image_floor",
+    ],
+}  # fmt: skip
+"""Bradley–Terry combinations measured held out: name -> the terms it weighs."""
+
+
+def design(pairs: Sequence[Pair], scores: Mapping[str, Scores], features: list[str]) -> np.ndarray:
+    cols = [differences(pairs, scores, f) for f in features]
+    return np.nan_to_num(np.stack(cols, axis=1))
+
+
+def fitted(
+    pairs: Sequence[Pair], scores: Mapping[str, Scores], seed: int
+) -> dict[str, dict[str, Any]]:
+    """Each combination's 5-fold held-out agreement (folds by page) and its weights."""
+    winner = np.array([p.winner for p in pairs], dtype=np.float64)
+    target = (winner + 1) / 2
+    fold = group_folds([p.page for p in pairs], seed)
+    out = {}
+    for label, features in FEATURES.items():
+        x = design(pairs, scores, features)
+        model = fit(x, target, seed, fold)
+        held = model.held_out
+        out[label] = {
+            "held_out": {
+                "share": round(held.agreement, 6),
+                "low": round(held.low, 6),
+                "high": round(held.high, 6),
+                "pairs": held.judgements,
+            },
+            "weights": dict(zip(features, np.round(model.weights(), 4).tolist(), strict=True)),
+            "beta": model.beta.tolist(),
+        }
+    return out
+
+
+GAMMAS = (0.0, 0.1, 0.25, 0.5, 1.0)
+"""The content path as ``content ** γ · appearance · blank_guard``: γ 1 is the shipped
+metric, γ 0 drops the content multiplier (issue 28: people weigh layout and colour)."""
+
+
+def gamma_scores(s: Scores, gamma: float) -> float:
+    """The content path at γ; a page without content blocks has content 1 (the metric's
+    image path)."""
+    content = s.get("content.content", 1.0)
+    return float(content**gamma * s["content.appearance"] * s["content.blank_guard"])
+
+
+def gamma_held_out(
+    pairs: Sequence[Pair], scores: Mapping[str, Scores], seed: int
+) -> dict[str, Any]:
+    """γ chosen on each training fold by agreement (ties: the larger γ, nearer the shipped
+    metric), measured on its held-out fold (folds by page)."""
+    winner = np.array([p.winner for p in pairs], dtype=np.float64)
+    diff = {
+        g: np.array(
+            [gamma_scores(scores[name(p.page, p.a)], g) - gamma_scores(scores[name(p.page, p.b)], g)
+             for p in pairs]
+        )
+        for g in GAMMAS
+    }  # fmt: skip
+    fold = group_folds([p.page for p in pairs], seed)
+    got, chosen = [], []
+    for f in range(int(fold.max()) + 1):
+        train, test = fold != f, fold == f
+        best = max(GAMMAS, key=lambda g: (points(diff[g][train], winner[train]).mean(), g))
+        chosen.append(best)
+        got.append(points(diff[best][test], winner[test]))
+    held = summarise(np.concatenate(got), seed)
+    return {
+        "held_out": {"share": round(held.agreement, 6), "low": round(held.low, 6),
+                     "high": round(held.high, 6), "pairs": held.judgements},
+        "chosen per fold": chosen,
+        "all pairs": {str(g): round(float(points(diff[g], winner).mean()), 6) for g in GAMMAS},
+    }  # fmt: skip
+
+
+def applied(
+    pairs: Sequence[Pair], scores: Mapping[str, Scores], train: Mapping[str, Any], seed: int
+) -> dict[str, dict[str, Any]]:
+    """The training fits' β applied to another study's pairs (nothing fitted on them)."""
+    winner = np.array([p.winner for p in pairs], dtype=np.float64)
+    out = {}
+    for label, features in FEATURES.items():
+        beta = np.array(train[label]["beta"])
+        got = summarise(points(design(pairs, scores, features) @ beta, winner), seed)
+        out[label] = {"share": round(got.agreement, 6), "low": round(got.low, 6),
+                      "high": round(got.high, 6), "pairs": got.judgements}  # fmt: skip
+    return out
+
+
+def white_page(renders: Mapping[str, Render], study: Study) -> dict[str, float]:
+    """What a white page of each original's size scores on the image path (median), and
+    the share of real reconstructions that score below it on the same page."""
+    white, below, total = [], 0, 0
+    for key, ref in renders.items():
+        page, method = key.split("/", 1)
+        if method != ORIGINAL:
+            continue
+        blank = np.full_like(ref.image, 255)
+        w = global_visual.score(blank, ref.image).score
+        white.append(w)
+        for other, render in renders.items():
+            if other.startswith(f"{page}/") and other != key:
+                total += 1
+                below += global_visual.score(render.image, ref.image).score < w
+    return {"white_median": float(np.median(white)), "below_white": below / max(1, total)}
+
+
+# --- the run ----------------------------------------------------------------------------
+
+
+def load(
+    root: Path, cache: Path, shooter: Shooter, candidates: bool, viewport: Viewport = VIEWPORT
+) -> tuple[Study, dict[str, Render], dict[str, Scores]]:
+    study = read_study(root)
+
+    def progress(page: str, cached: bool) -> None:
+        if not cached:
+            print(f"rendered {page}", file=sys.stderr, flush=True)
+
+    renders = render_all(
+        study.pages, viewport, code_digest("capture"), Cache(cache), lambda: shooter(viewport),
+        progress,
+    )  # fmt: skip
+    score = candidate_scores if candidates else page_scores
+    digest = digest_json({"scorer": scorer_digest(), "candidates": candidates})
+    return study, renders, cached_scores(study, renders, cache, digest, score)
+
+
+def summary(study: Study, table: Mapping[str, Count]) -> dict[str, Any]:
+    kinds = [row.consensus for _, row in study.judgements]
+    return {
+        "judgements": len(kinds),
+        "pairs": sum(k in ("a", "b") for k in kinds),
+        "ties": kinds.count("tie"),
+        "disagreements": kinds.count("disagree"),
+        "metrics": {m: table[m].as_json() for m in METRICS},
+        "terms": {m: c.as_json() for m, c in table.items() if m not in METRICS},
+    }
+
+
+def run(args: argparse.Namespace, shooter: Shooter = browser_shooter) -> dict[str, Any]:
+    root = args.data or args.train
+    study, renders, scores = load(root, args.cache, shooter, args.candidates, args.viewport)
+    pairs = consensus(study)
+    table = agreement_table(pairs, scores, args.seed)
+    report = {"data": str(root), "viewport": args.viewport.model_dump()} | summary(study, table)
+    report["medians"] = {
+        k: float(np.median([s[k] for s in scores.values()]))
+        for k in ("content", "image", "content.ssim", "content.ssim_unweighted", "image.ssim")
+    }
+    if args.prefs_out:
+        digests = {k: r.digest for k, r in renders.items()}
+        rows, same = preferences(study, RELEASE, digests)
+        lines = "".join(r.model_dump_json() + "\n" for r in rows)
+        args.prefs_out.write_text(lines, encoding="utf-8")
+        report["preference_rows"] = {"written": len(rows), "same_still": same}
+    if args.candidates:
+        report["white_page"] = white_page(renders, study)
+        report["fitted"] = _fits(args, pairs, scores, shooter)
+    return report
+
+
+def _fits(
+    args: argparse.Namespace,
+    pairs: Sequence[Pair],
+    scores: Mapping[str, Scores],
+    shooter: Shooter,
+) -> dict[str, Any]:
+    if args.data is None:
+        found = fitted(pairs, scores, args.seed)
+        found["content ** γ · appearance"] = gamma_held_out(pairs, scores, args.seed)
+        return {"k-fold": found}
+    if not (args.train / "judgments.jsonl").is_file():
+        return {"skipped": f"no training study at {args.train}; pass --train"}
+    train, _renders, train_scores = load(args.train, args.cache, shooter, True, args.viewport)
+    trained = fitted(consensus(train), train_scores, args.seed)
+    return {"applied from --train": applied(pairs, scores, trained, args.seed)}
+
+
+def text(report: Mapping[str, Any]) -> str:
+    lines = [
+        f"{report['data']}: {report['judgements']} judgement(s), {report['pairs']} consensus "
+        f"pair(s), {report['ties']} tie(s), {report['disagreements']} disagreement(s) left "
+        f"out; rendered at {report['viewport']['width']} x {report['viewport']['height']}",
+        f"{'metric or term':40} {'agree':>6} {'pairs':>6} {'share':>7}  95% interval",
+    ]
+    rows = {**report["metrics"], **report["terms"]}
+    for label, c in rows.items():
+        lines.append(
+            f"{label:40} {c['agree']:>6} {c['pairs']:>6} {c['share']:>7.3f}  "
+            f"{c['low']:.3f}–{c['high']:.3f}"
+        )
+    medians = ", ".join(f"{k} {v:.3f}" for k, v in report["medians"].items())
+    lines.append(f"medians over the reconstructions: {medians}")
+    if "white_page" in report:
+        w = report["white_page"]
+        lines.append(
+            f"white page, image path: median {w['white_median']:.3f}; "
+            f"{w['below_white']:.1%} of reconstructions score below it"
+        )
+    for how, fits in report.get("fitted", {}).items():
+        if how == "skipped":
+            lines.append(f"fitted combinations skipped: {fits}")
+            continue
+        lines.append(f"fitted combinations ({how}, folds by page):")
+        for label, f in fits.items():
+            h = f.get("held_out", f)
+            lines.append(f"  {label:38} {h['share']:.3f}  {h['low']:.3f}–{h['high']:.3f}")
+            if "weights" in f:
+                lines.append(f"    weights {f['weights']}")
+            if "chosen per fold" in f:
+                lines.append(f"    γ per fold {f['chosen per fold']}; all pairs {f['all pairs']}")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None, shooter: Shooter = browser_shooter) -> int:
+    args = parse(argv)
+    try:
+        report = run(args, shooter)
+    except ReconError as err:
+        print(f"real_prefs: {err}", file=sys.stderr)
+        return err.exit_code
+    print(json.dumps(report, sort_keys=True) if args.json else text(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

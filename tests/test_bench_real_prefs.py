@@ -1,0 +1,86 @@
+"""``bench/real_prefs.py --data DIR --json`` counts each metric's agreement with a study's
+consensus, ties and disagreements left out; bad input is one line naming the file and the
+field, exit 2. The study is a tiny folder written by the test and drawn without a browser
+(``tests/calibrate/test_study.py``)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from recon.model.viewport import Viewport
+from tests.calibrate.test_study import ROWS, Shooter, judgement, write_study
+from tests.conftest import REPO
+
+
+def bench_module() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("real_prefs", REPO / "bench" / "real_prefs.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_json_maps_content_and_image_to_their_agreement(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    study = write_study(tmp_path / "study")
+    shooter = Shooter()
+    argv = ["--data", str(study), "--cache", str(tmp_path / "cache"), "--json"]
+    prefs = tmp_path / "prefs.jsonl"
+    assert bench_module().main([*argv, "--prefs-out", str(prefs)], lambda _vp: shooter()) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert (report["judgements"], report["pairs"], report["ties"]) == (5, 3, 1)
+    assert report["disagreements"] == 1
+    for metric in ("content", "image"):
+        got = report["metrics"][metric]
+        assert (got["agree"], got["pairs"]) == (2, 3)
+        assert got["share"] == pytest.approx(2 / 3, abs=1e-6)
+    assert report["preference_rows"] == {"written": 10, "same_still": 0}
+    assert len(prefs.read_text().splitlines()) == 10
+    again = Shooter()  # a re-run renders nothing: every page is in the cache
+    assert bench_module().main(argv, lambda _vp: again()) == 0
+    assert again.opened == 0
+    assert json.loads(capsys.readouterr().out)["metrics"] == report["metrics"]
+
+
+def test_candidates_are_fitted_with_folds_by_page(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pages = tuple(f"p{i}" for i in range(1, 7))
+    rows = [judgement(p, "copy", "other", "a", "a") for p in pages]
+    rows += [judgement(p, "other", "copy", "b", "b") for p in pages]
+    study = write_study(tmp_path / "study", rows, pages)
+    argv = ["--data", str(study), "--train", str(study), "--cache", str(tmp_path / "cache")]
+    shooter = Shooter()
+    assert bench_module().main([*argv, "--candidates", "--json"], lambda _vp: shooter()) == 0
+    report = json.loads(capsys.readouterr().out)
+    applied = report["fitted"]["applied from --train"]
+    assert set(applied) == set(bench_module().FEATURES)
+    assert all(f["pairs"] == 12 for f in applied.values())
+    assert report["terms"]["cand.image_floor"]["pairs"] == 12
+    assert 0.0 <= report["white_page"]["white_median"] <= 1.0
+    train = ["--train", str(study), "--cache", str(tmp_path / "cache"), "--candidates", "--json"]
+    assert bench_module().main(train, lambda _vp: shooter()) == 0
+    fits = json.loads(capsys.readouterr().out)["fitted"]["k-fold"]
+    assert all(f["held_out"]["pairs"] == 12 for f in fits.values())
+    assert len(fits["content ** γ · appearance"]["chosen per fold"]) == 5
+
+
+def test_bad_input_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    study = write_study(tmp_path / "study", [*ROWS[:1], judgement("p2", "copy", "gone", "a", "a")])
+
+    def refuse(_vp: Viewport) -> object:
+        raise AssertionError("nothing is rendered for a study that does not hold up")
+
+    argv = ["--data", str(study), "--cache", str(tmp_path / "cache"), "--json"]
+    assert bench_module().main(argv, refuse) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err
+    assert "judgments.jsonl:2: b:" in err and "pages/p2/gone.html does not exist" in err

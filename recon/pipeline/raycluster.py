@@ -167,7 +167,7 @@ def connect(address: str, root: str) -> Any:
             address=address,
             namespace="recon",
             log_to_driver=True,
-            logging_level=logging.WARNING,
+            logging_level=logging.ERROR,
             runtime_env={"env_vars": env},
             _node_ip_address=node_ip,
         )

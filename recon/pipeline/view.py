@@ -174,6 +174,7 @@ class ProgressReporter(ConsoleReporter):
         self.live: Any = None
         self.failed = False
         self.stop_code: int | None = None  # the exit code a failed cell asked for
+        self.stopped: list[str] = []  # and why (said last: doit's own report may be lost)
 
     def initialize(self, tasks: Any, selected_tasks: Any) -> None:
         for name in selected_tasks:
@@ -204,6 +205,7 @@ class ProgressReporter(ConsoleReporter):
             self.failed_cells.append(FailedCell(cell=task.name, error=error_line(fail)))
         if getattr(fail, "exit_code", None) in STOP_CODES:
             self.stop_code = fail.exit_code
+            self.stopped.append(first_line(fail.message, limit=2000))
         cell = self.cells.get(task.name)
         if cell is not None:
             self.tracker.failed(cell)
@@ -229,6 +231,9 @@ class ProgressReporter(ConsoleReporter):
         if self.on_failure is not None and self.failed and built:
             self.on_failure(self.failed_by_release(built))
         if self.stop_code is not None:
+            for why in self.stopped:
+                sys.stderr.write(f"[recon] stopped: {why}\n")
+            sys.stderr.flush()
             raise SystemExit(self.stop_code)  # doit's runner has closed its state by now
 
     def failed_by_release(self, built: list[str]) -> dict[str, list[FailedCell]]:

@@ -100,7 +100,7 @@ def summed(offers: Iterable[Mapping[str, float]], names: Iterable[str]) -> dict[
 
 def shown(resources: Mapping[str, float]) -> str:
     """``{CPU: 1, browser: 1, memory: 1024 MiB}``."""
-    parts = [f"{name}: {n / MiB:g} MiB" if name == "memory" else f"{name}: {n:g}"
+    parts = [f"{name}: {n / MiB:.0f} MiB" if name == "memory" else f"{name}: {n:g}"
              for name, n in resources.items()]  # fmt: skip
     return "{" + ", ".join(parts) + "}"
 

@@ -14,6 +14,7 @@ from recon.pipeline.executor import ExecutorChoice
 from recon.pipeline.progress import Tracker, snapshot_path
 from recon.pipeline.view import CellFailed, line, rich_table, summary
 from recon.pipeline.waiting import Limits, Watch, demand, fits, live_offers, shown
+from tests.conftest import copy_project, doit
 
 CELL = "capture:p.e.c.0"
 NEEDS = {"CPU": 1.0, "browser": 1.0}
@@ -122,3 +123,12 @@ def test_a_waiting_cell_is_in_the_snapshot_with_no_eta(tmp_path: Path) -> None:
 def test_a_cell_that_gave_up_carries_its_exit_code_to_doit() -> None:
     failed = CellFailed.of(CELL, ResourcesUnavailable("waited"))
     assert failed.exit_code == EXIT_NO_RESOURCES == 75 and failed.message == f"{CELL}: waited"
+
+
+def test_a_bad_limit_on_the_doit_command_line_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    project = copy_project(tmp_path / "p")
+    found = doit(project, "release:demo", "executor=ray", "wait_s=soon", check=False)
+    assert found.code == 2, found.stdout + found.stderr
+    assert found.stderr.strip().splitlines() == [
+        "recon: wait_s=soon: not a number of seconds between 0 and 604800 (e.g. `wait_s=60`)"
+    ]

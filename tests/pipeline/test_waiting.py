@@ -132,3 +132,16 @@ def test_a_bad_limit_on_the_doit_command_line_is_one_line_and_exit_2(tmp_path: P
     assert found.stderr.strip().splitlines() == [
         "recon: wait_s=soon: not a number of seconds between 0 and 604800 (e.g. `wait_s=60`)"
     ]
+
+
+def test_rays_own_lines_are_passed_on_plain() -> None:
+    from recon.pipeline.raycluster import ray_line
+
+    coloured = (
+        "\x1b[33mError: No available node types can fulfill resource request {'CPU': 3.0}\x1b[0m"
+    )
+    assert ray_line("autoscaler", coloured) == (
+        "[ray] (autoscaler) Error: No available node types can fulfill resource request "
+        "{'CPU': 3.0}\n"
+    )
+    assert ray_line("raylet", "  ") == ""

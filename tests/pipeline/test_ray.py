@@ -7,7 +7,10 @@ two worker processes, runs the long cells of real doit builds.
 - the coordinator SIGKILLed at 5 random points (one chain of resumed builds, not 5 cold
   builds): every finished cell is reused, never run again, `recon store verify` is
   clean, the manifest equals a clean build's, and `recon status` polled during the final
-  run shows consistent snapshots.
+  run shows consistent snapshots;
+- an attempt asking for more CPUs than the one node has (issue 29): the waiting line after
+  wait_s, `recon status` waiting with no eta, Ray's autoscaler line, exit 75 after
+  give_up_s with how to resume, and a rerun that runs none of the finished cells again.
 """
 
 from __future__ import annotations

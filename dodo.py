@@ -6,17 +6,18 @@ from pathlib import Path
 from doit import get_var
 
 from recon.errors import ReconError
-from recon.pipeline.noop import open_pipeline
+from recon.pipeline.noop import DOIT_VARS, open_pipeline
 
 try:
     # `doit release:<id> regrade=<id>` re-grades a frozen release on purpose;
     # `executor=ray address=<host:port>` runs the long cells on a Ray cluster;
-    # `progress=plain|rich` picks the progress view (default: rich on a terminal).
+    # `wait_s=60 give_up_s=1800`: a cell no live node can run is said after wait_s, stops
+    # the build after give_up_s; `progress=plain|rich` picks the progress view.
     # When nothing moved since the last build, a no-op's tasks come from the cached plan
     # (recon.pipeline.noop); otherwise recon.pipeline.Pipeline derives them.
     PIPELINE = open_pipeline(
         Path(__file__).resolve().parent,
-        **{name: get_var(name) for name in ("regrade", "executor", "address", "progress")},
+        **{name: get_var(name) for name in DOIT_VARS},
     )
 except ReconError as err:
     print(f"recon: {err}", file=sys.stderr)

@@ -230,6 +230,10 @@ def build_parser() -> argparse.ArgumentParser:
         prog="recon",
         description="recon — the ReconBench harness. Build releases with `doit release:<id>`; "
         "these commands validate, inspect, compare and calibrate them.",
+        epilog="exit codes: 0 ok; 1 a run failure; 2 bad input (one line naming the file, "
+        "field or setting); 75 a `doit release:<id> executor=ray` build stopped because no "
+        "live node offered what a cell needs for give_up_s (finished cells are kept: run it "
+        "again to resume)",
     )
     parser.add_argument("--root", default=".", help="project root (default: current folder)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

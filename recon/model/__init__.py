@@ -21,7 +21,7 @@ from recon.model.grading import Assertion, Grading
 from recon.model.lock import LockVersion, ReleaseLock
 from recon.model.placeholders import PLACEHOLDERS
 from recon.model.preferences import Judgement, PageJudgement, PairKey
-from recon.model.progress import BuildProgress, EntryAttempts, KindCounts
+from recon.model.progress import BuildProgress, EntryAttempts, KindCounts, WaitingCell
 from recon.model.public import PUBLIC_TERMS, public_terms
 from recon.model.records import (
     AttemptRecord,
@@ -162,6 +162,7 @@ __all__ = [
     "Usage",
     "Versioned",
     "Viewport",
+    "WaitingCell",
     "Withdrawals",
     "Withdrawn",
     "describe",

@@ -47,6 +47,16 @@ class EntryAttempts(Strict):
         return max(0, self.total - sum(self.outcomes.values()) - self.running - self.failed)
 
 
+class WaitingCell(Strict):
+    """A cell that no live node of the cluster can run: what it needs, what the cluster's
+    live nodes offer (summed), and since when (unix seconds) it has waited."""
+
+    needs: dict[str, float] = Field(default_factory=dict)
+    offers: dict[str, float] = Field(default_factory=dict)
+    nodes: int = Field(default=0, ge=0)
+    since: float = 0.0
+
+
 class BuildProgress(Versioned):
     release: str
     pid: int
@@ -60,7 +70,9 @@ class BuildProgress(Versioned):
     entries: dict[str, EntryAttempts] = Field(default_factory=dict)
     concurrency: int = Field(default=0, ge=0)  # most cells seen running at once
     rate: float = Field(default=0.0, ge=0)  # cells ran or reused per second so far
-    eta_s: float | None = None  # None until a cell of the kinds still pending has run
+    eta_s: float | None = None  # None until a cell of the kinds still pending has run, and
+    # while a cell waits for resources
+    waiting: dict[str, WaitingCell] = Field(default_factory=dict)  # cell id -> what it needs
 
     def totals(self) -> KindCounts:
         """Every kind's counts summed."""

@@ -140,7 +140,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction, add: Add) -> None:
     status = add("status", cmd_status,
                  "print a release build's progress from the store (cells done, running and "
-                 "failed by kind, each entry's attempts, throughput, eta; whether the published "
+                 "failed by kind, each entry's attempts, the cells waiting for resources no "
+                 "live Ray node offers, throughput, eta; whether the published "
                  "release is stale, its last build failed), also while the "
                  "build runs in another shell")  # fmt: skip
     status.add_argument("release", help="release id")

@@ -7,6 +7,9 @@ kinds (:data:`LONG_KINDS`) ever leave the coordinator's process.
 
 Selected by doit variables, as ``regrade=`` is: ``doit release:demo executor=ray
 address=127.0.0.1:6379`` (or ``RECON_EXECUTOR`` and ``RECON_RAY_ADDRESS``; a variable wins).
+``wait_s=`` and ``give_up_s=`` (``RECON_RAY_WAIT_S``, ``RECON_RAY_GIVE_UP_S``) are how long a
+cell no live node can run waits before recon says so, and before the build stops
+(:mod:`recon.pipeline.waiting`).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from recon.errors import ConfigError, HarnessError
 from recon.model import Ref
+from recon.pipeline.waiting import Limits
 
 if TYPE_CHECKING:
     from recon.pipeline.cells import Cell, Kind, Runtime
@@ -81,11 +85,20 @@ class ExecutorChoice:
 
     name: str = "local"
     address: str | None = None
+    limits: Limits = field(default_factory=Limits)
 
     @classmethod
-    def from_vars(cls, executor: str | None, address: str | None) -> ExecutorChoice:
+    def from_vars(
+        cls,
+        executor: str | None,
+        address: str | None,
+        wait_s: str | None = None,
+        give_up_s: str | None = None,
+    ) -> ExecutorChoice:
         name = executor or os.environ.get("RECON_EXECUTOR") or "local"
         address = address or os.environ.get("RECON_RAY_ADDRESS") or None
+        limits = Limits.parse(wait_s or os.environ.get("RECON_RAY_WAIT_S"),
+                              give_up_s or os.environ.get("RECON_RAY_GIVE_UP_S"))  # fmt: skip
         if name not in EXECUTORS:
             raise ConfigError(
                 f"executor={name}: unknown executor (choose from {', '.join(EXECUTORS)}); "
@@ -96,12 +109,12 @@ class ExecutorChoice:
                 f"address={address}: an address needs `executor=ray` (the local executor "
                 "runs every cell in this process)"
             )
-        return cls(name, address)
+        return cls(name, address, limits)
 
     def open(self) -> Any:
         """The executor; a Ray one connects on its first long cell, not before."""
         if self.name == "ray":
             from recon.pipeline.raycluster import RayExecutor
 
-            return RayExecutor(self.address or "auto")
+            return RayExecutor(self.address or "auto", self.limits)
         return LocalExecutor()

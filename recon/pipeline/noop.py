@@ -43,7 +43,7 @@ from recon.store import StatCache, StoreGuard
 if TYPE_CHECKING:
     from recon.pipeline.tasks import Pipeline
 
-DOIT_VARS = ("regrade", "executor", "address", "progress")
+DOIT_VARS = ("regrade", "executor", "address", "progress", "wait_s", "give_up_s")
 Creators = dict[str, Callable[[], Iterator[dict[str, Any]]]]
 
 
@@ -199,8 +199,9 @@ class NoopPipeline:
         }
 
     def reporter(self) -> ProgressReporter:
-        choice = ExecutorChoice.from_vars(self.doit_vars.get("executor"),
-                                          self.doit_vars.get("address"))  # fmt: skip
+        found = self.doit_vars
+        choice = ExecutorChoice.from_vars(found.get("executor"), found.get("address"),
+                                          found.get("wait_s"), found.get("give_up_s"))  # fmt: skip
         view = choose_view(self.doit_vars.get("progress") or os.environ.get("RECON_PROGRESS"))
         releases = {
             rid: [CellRef(kind, name, {"entry": entry}) for kind, name, entry in found["cells"]]

@@ -1,6 +1,6 @@
 """Live progress of a build: cells done (ran, reused, up to date), running, failed, lost and
-resubmitted by kind, each entry's attempts by outcome, throughput and an estimated time to
-finish.
+resubmitted by kind, each entry's attempts by outcome, the cells waiting for resources no
+live node offers, throughput and an estimated time to finish (none while a cell waits).
 
 :class:`Tracker` counts, per release being built, the events of
 :func:`recon.pipeline.cells.run_cell` (started, finished) and of doit's reporter (up to
@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from recon.errors import ReconError
-from recon.model import BuildProgress, EntryAttempts, KindCounts
+from recon.model import BuildProgress, EntryAttempts, KindCounts, WaitingCell
 from recon.store import canonical_json, write_atomic
 from recon.store.disk import DiskFull
 
@@ -41,6 +41,8 @@ class Progress(Protocol):
 
     def lost(self, cell: Cell, resubmitted: bool) -> None: ...
 
+    def waiting(self, cell: Cell, state: WaitingCell | None) -> None: ...
+
     def losses(self, release: str) -> dict[str, tuple[int, int]]: ...
 
 
@@ -54,6 +56,9 @@ class Silent:
         pass
 
     def lost(self, cell: Cell, resubmitted: bool) -> None:
+        pass
+
+    def waiting(self, cell: Cell, state: WaitingCell | None) -> None:
         pass
 
     def losses(self, release: str) -> dict[str, tuple[int, int]]:
@@ -106,6 +111,7 @@ class Build:
             if cell.kind == "attempt":
                 self.entries.setdefault(cell.params["entry"], _Entry()).total += 1
         self.active: set[str] = set()  # ids of the cells running now
+        self.waiting: dict[str, WaitingCell] = {}  # of those, the ones no live node can run
         self.started = time.time()
         self.concurrency = 0
         self.finished = False
@@ -129,6 +135,7 @@ class Build:
         if cell.id not in self.active:
             return
         self.active.discard(cell.id)
+        self.waiting.pop(cell.id, None)
         self.kinds[cell.kind].running -= 1
         if cell.kind == "attempt":
             self.entries[cell.params["entry"]].running -= 1
@@ -149,7 +156,8 @@ class Build:
             entries={e: a.model() for e, a in sorted(self.entries.items())},
             concurrency=self.concurrency,
             rate=round(done / max(now - self.started, 1e-3), 4),
-            eta_s=self.eta(),
+            eta_s=None if self.waiting else self.eta(),
+            waiting=dict(sorted(self.waiting.items())),
         )
 
     def eta(self) -> float | None:
@@ -227,6 +235,16 @@ class Tracker:
                 counts.lost += 1
                 counts.resubmitted += int(resubmitted)
                 self._changed(build, "lost", force=True)
+
+    def waiting(self, cell: Cell, state: WaitingCell | None) -> None:
+        """``cell`` waits for resources no live node offers (``state``), or no longer."""
+        with self._lock:
+            for build in self._of(cell):
+                if state is None:
+                    build.waiting.pop(cell.id, None)
+                elif cell.id in build.active:
+                    build.waiting[cell.id] = state
+                self._changed(build, "waiting", force=True)
 
     def losses(self, release: str) -> dict[str, tuple[int, int]]:
         """Kind -> (lost, resubmitted) of ``release``'s cells in this build, lost ones only."""

@@ -11,18 +11,28 @@ formal (docker) attempt; a render cell (oracle, capture, probe) one CPU and one
 A task never retries on its own (``max_retries=0``): a worker or node lost in the middle
 of a cell comes back as :class:`~recon.pipeline.executor.WorkerLost`, which the
 coordinator records as a harness failure and retries per protocol.
+
+A thread waits for its task in polls (``ray.wait`` with a timeout); at each it asks which
+nodes are alive and what they offer, and :class:`~recon.pipeline.waiting.Watch` decides
+whether the cell is starved (no live node offers what it needs), when to say so, and when
+to give up (:mod:`recon.pipeline.waiting`). Ray's own autoscaler lines (an infeasible or
+pending demand) are passed to this process's stderr as ``[ray] …``; the workers' own output
+stays on the nodes.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import re
 import sys
 import threading
+import time
 from typing import TYPE_CHECKING, Any
 
-from recon.errors import ConfigError, HarnessError
+from recon.errors import ConfigError, HarnessError, ResourcesUnavailable
 from recon.pipeline.executor import LONG_KINDS, Computed, WorkerLost, compute_here
+from recon.pipeline.waiting import Limits, Watch, demand, live_offers
 from recon.pipeline.worker import CellJob, Fault, Refused, execute
 from recon.store import CorruptObject, MissingObject
 
@@ -32,6 +42,8 @@ if TYPE_CHECKING:
 RENDER_KINDS = frozenset({"oracle", "capture", "probe"})
 MiB = 1 << 20
 CUSTOM = ("docker", "browser")
+POLL_S = 5.0
+"""A waiting thread looks at the cluster at most this often (less when ``wait_s`` is small)."""
 
 
 def resources(rt: Runtime, cell: Cell) -> dict[str, Any]:
@@ -62,8 +74,10 @@ def _lost_errors() -> tuple[type[BaseException], ...]:
 class RayExecutor:
     name = "ray"
 
-    def __init__(self, address: str) -> None:
+    def __init__(self, address: str, limits: Limits | None = None) -> None:
         self.address = address
+        self.limits = limits or Limits()
+        self.stopping = False  # a cell gave up: every starved cell gives up too
         self._ray: Any = None
         self._task: Any = None
         self._offered: dict[str, float] = {}
@@ -88,12 +102,34 @@ class RayExecutor:
         job = job_of(rt, cell, inputs, key)
         ref = self._task.options(**wanted, name=cell.id).remote(job)
         try:
-            answer = ray.get(ref)
+            answer = self._wait(ray, rt, cell, demand(wanted), ref)
         except _lost_errors() as err:
             raise WorkerLost(f"worker lost: {type(err).__name__}: {_first(err)}") from None
         except ray.exceptions.RayTaskError as err:
             raise HarnessError(f"harness bug on the worker: {_first(err)}") from None
         return _unpack(answer)
+
+    def _wait(self, ray: Any, rt: Runtime, cell: Cell, needs: dict[str, float], ref: Any) -> Any:
+        """The task's answer, polling the cluster while it is not there (see the module
+        docstring); a starved cell past its limit is cancelled and gives up."""
+        watch = Watch(cell.id, needs, self.limits)
+        poll = max(0.2, min(POLL_S, self.limits.wait_s / 4))
+        try:
+            while not ray.wait([ref], timeout=poll)[0]:
+                step = watch.observe(time.time(), live_offers(ray.nodes()), self.stopping)
+                if step.line is not None:
+                    sys.stderr.write(step.line + "\n")
+                    sys.stderr.flush()
+                if step.changed:
+                    rt.progress.waiting(cell, step.state)
+                if step.give_up is not None:
+                    self.stopping = True
+                    ray.cancel(ref, force=True)
+                    raise ResourcesUnavailable(step.give_up)
+        finally:
+            if watch.state is not None:
+                rt.progress.waiting(cell, None)
+        return ray.get(ref)
 
     def _check_offered(self, cell: Cell, wanted: dict[str, Any]) -> None:
         for name in wanted.get("resources", {}):
@@ -130,7 +166,7 @@ def connect(address: str, root: str) -> Any:
         ray.init(
             address=address,
             namespace="recon",
-            log_to_driver=False,
+            log_to_driver=True,
             logging_level=logging.ERROR,
             runtime_env={"env_vars": env},
             _node_ip_address=node_ip,
@@ -140,8 +176,47 @@ def connect(address: str, root: str) -> Any:
             f"address={address}: cannot join the Ray cluster ({_first(err)}); start it with "
             "`ray start --head` (see README, Scale-out on Ray)"
         ) from None
+    _only_ray_lines()
     sys.stderr.write(f"[recon] executor ray: joined {address}, {_offer(ray)}\n")
     return ray
+
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def _only_ray_lines() -> None:
+    """Of what Ray sends the driver, pass on Ray's own lines (the autoscaler's events, such
+    as an infeasible or pending demand, and the raylet's), each as ``[ray] …`` on stderr;
+    the workers' output (every cell's chatter) stays in the nodes' logs. Where this Ray has
+    no such hook, all of it is passed on, as Ray does by default."""
+    try:
+        from ray._private.worker import filter_autoscaler_events as events
+        from ray._private.worker import global_worker_stdstream_dispatcher as dispatcher
+    except ImportError:
+        return
+
+    def show(data: dict[str, Any]) -> None:
+        pid = data.get("pid")
+        if pid not in ("autoscaler", "raylet"):
+            return
+        lines = data.get("lines") or []
+        sys.stderr.write(
+            "".join(
+                ray_line(str(pid), str(text))
+                for text in (events(lines) if pid == "autoscaler" else lines)
+            )
+        )
+        sys.stderr.flush()
+
+    dispatcher.remove_handler("ray_print_logs")
+    dispatcher.remove_handler("recon_ray_lines")  # joined before, in this process
+    dispatcher.add_handler("recon_ray_lines", show)
+
+
+def ray_line(source: str, text: str) -> str:
+    """``[ray] (autoscaler) Error: No available node types can fulfill …`` (colours cut)."""
+    text = ANSI.sub("", text).strip()
+    return f"[ray] ({source}) {text}\n" if text else ""
 
 
 def _offer(ray: Any) -> str:

@@ -23,7 +23,7 @@ from recon.pipeline.progress import Tracker
 from recon.pipeline.project import Project
 from recon.pipeline.publish import FILES, STALE, mark_stale, publish
 from recon.pipeline.stamp import ReleaseStamp, plain_run, project_files, requested, stamp_path
-from recon.pipeline.view import ProgressReporter, choose_view
+from recon.pipeline.view import CellFailed, ProgressReporter, choose_view
 from recon.release import lock
 from recon.store import StoreGuard, digest_json
 from recon.store.disk import space_for
@@ -73,12 +73,15 @@ class Pipeline:
         executor: str | None = None,
         address: str | None = None,
         progress: str | None = None,
+        wait_s: str | None = None,
+        give_up_s: str | None = None,
     ) -> Pipeline:
         """From doit's variables: ``regrade=<id>[,<id>]`` (re-grade frozen releases on
-        purpose), ``executor=local|ray`` and ``address=<host:port>`` (where long cells run;
+        purpose), ``executor=local|ray``, ``address=<host:port>``, ``wait_s=`` and
+        ``give_up_s=`` (where long cells run, how long one no node can run waits;
         :mod:`recon.pipeline.executor`), ``progress=auto|plain|rich``."""
         wanted = {r.strip() for r in (regrade or "").split(",") if r.strip()}
-        choice = ExecutorChoice.from_vars(executor, address)
+        choice = ExecutorChoice.from_vars(executor, address, wait_s, give_up_s)
         view = choose_view(progress or os.environ.get("RECON_PROGRESS"))
         return cls(Project.open(root), wanted, choice, view)
 
@@ -252,7 +255,7 @@ class Pipeline:
             with space_for(self.project.store_root):
                 run_cell(self.rt, cell)
         except ReconError as err:
-            return TaskFailed(f"{cell.id}: {err}")
+            return CellFailed.of(cell.id, err)
         return None
 
     def _release_task(self, rid: str, root: Cell) -> dict[str, Any]:

@@ -17,12 +17,13 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from doit.exceptions import UnmetDependency
+from doit.exceptions import TaskFailed, UnmetDependency
 from doit.reporter import ConsoleReporter
 
-from recon.errors import ConfigError
+from recon.errors import EXIT_NO_RESOURCES, ConfigError, ReconError
 from recon.model import BuildProgress, FailedCell
 from recon.pipeline.progress import Build, Tracker
+from recon.pipeline.waiting import shown
 
 if TYPE_CHECKING:
     from recon.pipeline.cells import Cell
@@ -55,11 +56,29 @@ def line(snap: BuildProgress) -> str:
     """One progress line of a snapshot."""
     t = snap.totals()
     lost = f"  lost {t.lost} (resubmitted {t.resubmitted})" if t.lost else ""
+    lost += f"  waiting for resources {len(snap.waiting)}" if snap.waiting else ""
     return (
         f"[recon] progress {snap.release}  done {t.done}/{t.total} (ran {t.ran}, reused "
         f"{t.reused}, up to date {t.uptodate})  running {t.running}  failed {t.failed}{lost}  "
-        f"{snap.rate:.2f} cells/s  eta {duration(snap.eta_s)}"
+        f"{snap.rate:.2f} cells/s  eta {eta(snap)}"
     )
+
+
+def eta(snap: BuildProgress) -> str:
+    """The estimate; none while a cell waits for resources (it may never get them)."""
+    if snap.finished:
+        return duration(0)
+    return "none (waiting for resources)" if snap.waiting else duration(snap.eta_s)
+
+
+def waiting(snap: BuildProgress) -> list[str]:
+    """``waiting for resources: <cell>: needs {…}; the cluster offers {…} on N node(s)``,
+    one line per cell no live node can run."""
+    return [
+        f"waiting for resources: {cell}: needs {shown(w.needs)}; the cluster offers "
+        f"{shown(w.offers)} on {w.nodes} node(s)"
+        for cell, w in snap.waiting.items()
+    ]
 
 
 def losses(snap: BuildProgress) -> str | None:
@@ -95,14 +114,31 @@ def summary(snap: BuildProgress) -> list[str]:
     lost = losses(snap)
     if lost is not None:
         rows.append(f"workers lost under cells: {lost}")
+    rows += waiting(snap)
     state = "finished" if snap.finished else "running"
     if snap.finished:
         state += ", ok" if snap.ok else ", with failures"
     rows.append(
         f"{state}; executor {snap.executor}; {snap.rate:.2f} cells/s; up to "
-        f"{snap.concurrency} at once; eta {duration(snap.eta_s if not snap.finished else 0)}"
+        f"{snap.concurrency} at once; eta {eta(snap)}"
     )
     return rows
+
+
+class CellFailed(TaskFailed):
+    """A cell's failure as doit sees it, with the exit code its error asks of the build."""
+
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+    @classmethod
+    def of(cls, cell: str, err: ReconError) -> CellFailed:
+        return cls(f"{cell}: {err}", err.exit_code)
+
+
+STOP_CODES = (EXIT_NO_RESOURCES,)
+"""The exit codes a failed cell ends the build with, instead of doit's own (1)."""
 
 
 class _Stdout:
@@ -137,6 +173,8 @@ class ProgressReporter(ConsoleReporter):
         self.view = view
         self.live: Any = None
         self.failed = False
+        self.stop_code: int | None = None  # the exit code a failed cell asked for
+        self.stopped: list[str] = []  # and why (said last: doit's own report may be lost)
 
     def initialize(self, tasks: Any, selected_tasks: Any) -> None:
         for name in selected_tasks:
@@ -165,6 +203,9 @@ class ProgressReporter(ConsoleReporter):
         self.failed = True
         if not isinstance(fail, UnmetDependency):  # its cause is reported on its own
             self.failed_cells.append(FailedCell(cell=task.name, error=error_line(fail)))
+        if getattr(fail, "exit_code", None) in STOP_CODES:
+            self.stop_code = fail.exit_code
+            self.stopped.append(first_line(fail.message, limit=2000))
         cell = self.cells.get(task.name)
         if cell is not None:
             self.tracker.failed(cell)
@@ -189,6 +230,11 @@ class ProgressReporter(ConsoleReporter):
             self.on_success(built, self.executed)
         if self.on_failure is not None and self.failed and built:
             self.on_failure(self.failed_by_release(built))
+        if self.stop_code is not None:
+            for why in self.stopped:
+                sys.stderr.write(f"[recon] stopped: {why}\n")
+            sys.stderr.flush()
+            raise SystemExit(self.stop_code)  # doit's runner has closed its state by now
 
     def failed_by_release(self, built: list[str]) -> dict[str, list[FailedCell]]:
         """Each release built, with its cells (or its ``release:<id>`` task) that failed; a
@@ -251,7 +297,9 @@ def rich_table(snap: BuildProgress) -> Any:
         table.add_row(f"[dim]{entry}[/]", str(a.total), outcomes, "", "", "",
                       str(a.running), str(a.failed))  # fmt: skip
     lost = losses(snap)
-    table.caption = f"{snap.rate:.2f} cells/s · eta {duration(snap.eta_s)}"
+    table.caption = f"{snap.rate:.2f} cells/s · eta {eta(snap)}"
     if lost is not None:
         table.caption += f" · {lost}"
+    for row in waiting(snap):
+        table.caption += f"\n{row}"
     return table

@@ -7,7 +7,10 @@ two worker processes, runs the long cells of real doit builds.
 - the coordinator SIGKILLed at 5 random points (one chain of resumed builds, not 5 cold
   builds): every finished cell is reused, never run again, `recon store verify` is
   clean, the manifest equals a clean build's, and `recon status` polled during the final
-  run shows consistent snapshots.
+  run shows consistent snapshots;
+- an attempt asking for more CPUs than the one node has (issue 29): the waiting line after
+  wait_s, `recon status` waiting with no eta, Ray's autoscaler line, exit 75 after
+  give_up_s with how to resume, and a rerun that runs none of the finished cells again.
 """
 
 from __future__ import annotations
@@ -261,3 +264,71 @@ def check_status_snapshots(snapshots: list[dict], project: Path) -> None:  # typ
     assert dones == sorted(dones)
     total = sum(c["total"] for c in final["kinds"].values())
     assert sum(c["ran"] + c["reused"] + c["uptodate"] for c in final["kinds"].values()) == total
+
+
+def greedy_release(project: Path) -> str:
+    """One case, one native entry whose attempt asks for 3 CPUs: the cluster's one node has 2."""
+    entry = (project / "entries/scripted-starter.yaml").read_text()
+    assert "cpus: 1," in entry
+    (project / "entries/scripted-greedy.yaml").write_text(
+        entry.replace("scripted-starter", "scripted-greedy").replace("cpus: 1,", "cpus: 3,")
+    )
+    definition = yaml.safe_load((project / "releases/demo.yaml").read_text())
+    definition.update(id="greedy", cases=["html5-boilerplate"], entries=["scripted-greedy"])
+    definition["protocol"].update(name="greedy-native", repeats=1)
+    (project / "releases/demo.yaml").unlink()
+    (project / "releases/greedy.yaml").write_text(yaml.safe_dump(definition))
+    return "attempt:greedy-native.scripted-greedy.html5-boilerplate.0"
+
+
+def starved_build(project: Path, cluster: Cluster, give_up_s: int) -> tuple[Build, dict, str]:  # type: ignore[type-arg]
+    """A build of the greedy release (wait_s=1): its stderr, and `recon status` (--json and
+    text) taken as soon as the waiting line is out."""
+    argv = [sys.executable, "-m", "doit", *ray_args(cluster), "release:greedy", "wait_s=1",
+            f"give_up_s={give_up_s}"]  # fmt: skip
+    proc = subprocess.Popen(argv, cwd=project, env=ray_env(project, cluster),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    assert proc.stderr is not None and proc.stdout is not None
+    lines: list[str] = []
+    status: dict = {}  # type: ignore[type-arg]
+    text = ""
+    for found in proc.stderr:
+        lines.append(found)
+        if found.startswith("[recon] waiting attempt:") and not status:
+            status = json.loads(recon(project, "status", "greedy", "--json").stdout)
+            text = recon(project, "status", "greedy").stdout
+    out = proc.stdout.read()
+    proc.wait(timeout=600)
+    return Build(proc.returncode, out, "".join(lines)), status, text
+
+
+def test_a_cell_no_node_can_run_says_so_then_stops_the_build_which_resumes(
+    cluster: Cluster, tmp_path: Path
+) -> None:
+    project = copy_project(tmp_path / "p")
+    attempt = greedy_release(project)
+    first, status, text = starved_build(project, cluster, give_up_s=30)
+    err = first.stderr
+    assert first.code == 75, err
+    waiting = [ln for ln in err.splitlines() if ln.startswith("[recon] waiting")]
+    assert len(waiting) == 1, err  # said once: the offer did not change
+    assert waiting[0].startswith(
+        f"[recon] waiting {attempt}: needs {{CPU: 3, memory: 1024 MiB}}; the cluster offers "
+        "{CPU: 2, memory: "
+    ) and waiting[0].endswith(" on 1 node(s)"), waiting[0]
+    assert list(status["waiting"]) == [attempt] and status["eta_s"] is None, status
+    assert status["waiting"][attempt]["needs"] == {"CPU": 3.0, "memory": 1024.0 * (1 << 20)}
+    assert f"waiting for resources: {attempt}: needs {{CPU: 3" in text, text
+    assert text.rstrip().endswith("eta none (waiting for resources)"), text
+    stopped = [ln for ln in err.splitlines() if ln.startswith("[recon] stopped: ")]
+    assert len(stopped) == 1 and stopped[0].startswith(f"[recon] stopped: {attempt}: waited "), err
+    assert "(limit give_up_s) for resources no live node offers" in stopped[0], err
+    assert "finished cells are kept" in err and "run the same command again to resume" in err
+    assert any(ln.startswith("[ray] (autoscaler)") and "'CPU': 3" in ln
+               for ln in err.splitlines()), err  # fmt: skip
+    assert not (project / "releases/greedy/release.json").exists()
+    assert not (project / f"store/cells/attempt/{attempt.split(':')[1]}.json").exists()
+    assert first.ran, err
+    again, _, _ = starved_build(project, cluster, give_up_s=2)
+    assert again.code == 75, again.stderr
+    assert not set(first.ran) & set(again.ran), again.stderr  # finished cells are reused

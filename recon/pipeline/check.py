@@ -73,7 +73,7 @@ def sample(root: Cell, kinds: list[str], n: int, seed: int) -> list[Cell]:
 
 def check(rt: Runtime, cells: list[Cell]) -> Iterator[Checked]:
     """Re-execute each cell into a scratch store; yield how its outputs compare."""
-    with _scratch(rt) as scratch:
+    with scratch_runtime(rt) as scratch:
         for cell in cells:
             yield check_cell(scratch, rt, cell)
 
@@ -136,9 +136,9 @@ def _files(
 
 
 @contextmanager
-def _scratch(rt: Runtime) -> Iterator[Runtime]:
-    """A runtime like ``rt`` whose store writes into a temporary folder."""
-    with tempfile.TemporaryDirectory(prefix="recon-check-") as tmp:
+def scratch_runtime(rt: Runtime, prefix: str = "recon-check-") -> Iterator[Runtime]:
+    """A runtime like ``rt`` whose store writes into a temporary folder, removed after."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
         scratch = Runtime(rt.project)
         scratch.store = ScratchStore(Path(tmp), rt.store)
         try:

@@ -20,9 +20,7 @@ pure over records and file listings; running and storing are at the edge.
 
 from __future__ import annotations
 
-import tempfile
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -31,7 +29,7 @@ from recon.errors import ConfigError
 from recon.model import AttemptRecord, Outcome, Pointer
 from recon.model.gateway import Recording
 from recon.pipeline.cells import Cell, Runtime, input_digests, walk
-from recon.pipeline.check import ScratchStore
+from recon.pipeline.check import scratch_runtime
 from recon.pipeline.keys import cell_key
 from recon.store import Store, checkout_tree, tree_files
 
@@ -125,18 +123,6 @@ def answered(recording: Recording | None) -> int:
     return sum(1 for e in recording.exchanges if e.refused is None and e.tries)
 
 
-@contextmanager
-def scratch(rt: Runtime) -> Iterator[Runtime]:
-    """A runtime like ``rt`` whose store writes into a temporary folder, removed after."""
-    with tempfile.TemporaryDirectory(prefix="recon-replay-") as tmp:
-        again = Runtime(rt.project)
-        again.store = ScratchStore(Path(tmp), rt.store)
-        try:
-            yield again
-        finally:
-            again.close()
-
-
 def replay(
     rt: Runtime, cell: Cell, inputs: dict[str, str], recording: Recording
 ) -> tuple[Side, Store]:
@@ -214,7 +200,7 @@ def replay_attempt(
         f"replaying {cell.name}: recorded {before.outcome}, {before.calls} model call(s) "
         "answered from the recording, offline"
     )
-    with scratch(rt) as again:
+    with scratch_runtime(rt, prefix="recon-replay-") as again:
         after, store = replay(again, cell, inputs, recording)
         files = None
         if after.tree != before.tree:

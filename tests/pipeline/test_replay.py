@@ -19,6 +19,7 @@ from recon.cli import main
 from recon.model import Pointer
 from recon.model.gateway import Recording
 from recon.pipeline.cells import Cell
+from recon.pipeline.check import scratch_runtime
 from recon.pipeline.replay import (
     EXITS,
     Side,
@@ -27,7 +28,6 @@ from recon.pipeline.replay import (
     differing,
     recorded,
     replay,
-    scratch,
 )
 from recon.pipeline.tasks import Pipeline
 from recon.store import checkout_tree
@@ -129,7 +129,7 @@ def _recording(built: Built) -> tuple[dict[str, str], Side, Recording]:
 
 def _replayed(built: Built, recording: Recording) -> tuple[int, str]:
     inputs, before, _ = _recording(built)
-    with scratch(built.pipeline.rt) as again:
+    with scratch_runtime(built.pipeline.rt) as again:
         after, _ = replay(again, built.cell, inputs, recording)
     found = compare(before, after)
     return EXITS[found.verdict], found.line

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import shutil
@@ -10,6 +11,7 @@ import sys
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 import yaml
@@ -163,3 +165,12 @@ def published(folder: Path) -> dict[str, bytes]:
     """Every file under ``folder`` (a published release), relative path -> bytes."""
     return {str(p.relative_to(folder)): p.read_bytes()
             for p in sorted(folder.rglob("*")) if p.is_file()}  # fmt: skip
+
+
+def bench_module(name: str) -> ModuleType:
+    """``bench/<name>.py`` loaded as a module (bench/ is not a package)."""
+    spec = importlib.util.spec_from_file_location(name, REPO / "bench" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -3,23 +3,13 @@ same built store, and differ only in recon's fast paths (times are never asserte
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 
-from tests.conftest import REPO, Build, clone_built
-
-
-def bench_module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("dag_real", REPO / "bench" / "dag_real.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from tests.conftest import REPO, Build, bench_module, clone_built
 
 
 def ran_kinds(run: dict[str, Any]) -> set[str]:
@@ -31,7 +21,7 @@ def ran_kinds(run: dict[str, Any]) -> set[str]:
 def test_the_stock_column_does_the_same_work_without_the_fast_paths(
     built_demo: tuple[Path, Build], tmp_path: Path
 ) -> None:
-    dag_real = bench_module()
+    dag_real = bench_module("dag_real")
     base = clone_built(built_demo[0], tmp_path / "base")
     shutil.copy2(REPO / "bench" / "dag_real_dodo.py", base / "bench_dodo.py")
     roots = {c: dag_real.column_copy(base, tmp_path / c) for c in dag_real.COLUMNS}

@@ -5,7 +5,6 @@ field, exit 2. The study is a tiny folder written by the test and drawn without 
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from types import ModuleType
@@ -14,15 +13,11 @@ import pytest
 
 from recon.model.viewport import Viewport
 from tests.calibrate.test_study import ROWS, Shooter, judgement, write_study
-from tests.conftest import REPO
+from tests.conftest import bench_module
 
 
-def bench_module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("real_prefs", REPO / "bench" / "real_prefs.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def real_prefs() -> ModuleType:
+    return bench_module("real_prefs")
 
 
 def test_json_maps_content_and_image_to_their_agreement(
@@ -32,7 +27,7 @@ def test_json_maps_content_and_image_to_their_agreement(
     shooter = Shooter()
     argv = ["--data", str(study), "--cache", str(tmp_path / "cache"), "--json"]
     prefs = tmp_path / "prefs.jsonl"
-    assert bench_module().main([*argv, "--prefs-out", str(prefs)], lambda _vp: shooter()) == 0
+    assert real_prefs().main([*argv, "--prefs-out", str(prefs)], lambda _vp: shooter()) == 0
     report = json.loads(capsys.readouterr().out)
     assert (report["judgements"], report["pairs"], report["ties"]) == (5, 3, 1)
     assert report["disagreements"] == 1
@@ -43,7 +38,7 @@ def test_json_maps_content_and_image_to_their_agreement(
     assert report["preference_rows"] == {"written": 10, "same_still": 0}
     assert len(prefs.read_text().splitlines()) == 10
     again = Shooter()  # a re-run renders nothing: every page is in the cache
-    assert bench_module().main(argv, lambda _vp: again()) == 0
+    assert real_prefs().main(argv, lambda _vp: again()) == 0
     assert again.opened == 0
     assert json.loads(capsys.readouterr().out)["metrics"] == report["metrics"]
 
@@ -57,15 +52,15 @@ def test_candidates_are_fitted_with_folds_by_page(
     study = write_study(tmp_path / "study", rows, pages)
     argv = ["--data", str(study), "--train", str(study), "--cache", str(tmp_path / "cache")]
     shooter = Shooter()
-    assert bench_module().main([*argv, "--candidates", "--json"], lambda _vp: shooter()) == 0
+    assert real_prefs().main([*argv, "--candidates", "--json"], lambda _vp: shooter()) == 0
     report = json.loads(capsys.readouterr().out)
     applied = report["fitted"]["applied from --train"]
-    assert set(applied) == set(bench_module().FEATURES)
+    assert set(applied) == set(real_prefs().FEATURES)
     assert all(f["pairs"] == 12 for f in applied.values())
     assert report["terms"]["cand.image_floor"]["pairs"] == 12
     assert 0.0 <= report["white_page"]["white_median"] <= 1.0
     train = ["--train", str(study), "--cache", str(tmp_path / "cache"), "--candidates", "--json"]
-    assert bench_module().main(train, lambda _vp: shooter()) == 0
+    assert real_prefs().main(train, lambda _vp: shooter()) == 0
     fits = json.loads(capsys.readouterr().out)["fitted"]["k-fold"]
     assert all(f["held_out"]["pairs"] == 12 for f in fits.values())
     assert len(fits["content ** γ · appearance"]["chosen per fold"]) == 5
@@ -80,7 +75,7 @@ def test_bad_input_is_one_line_and_exit_2(
         raise AssertionError("nothing is rendered for a study that does not hold up")
 
     argv = ["--data", str(study), "--cache", str(tmp_path / "cache"), "--json"]
-    assert bench_module().main(argv, refuse) == 2
+    assert real_prefs().main(argv, refuse) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err
     assert "judgments.jsonl:2: b:" in err and "pages/p2/gone.html does not exist" in err

@@ -12,7 +12,9 @@ from recon.errors import HarnessError
 from recon.render import Viewport
 from recon.render.browser import (
     FONT_DIR,
+    CJK,
     FONTS,
+    SANS,
     chromium_path,
     open_browser,
     verify_fonts,
@@ -36,7 +38,9 @@ STACKS = {
 def test_the_shipped_fonts_are_the_pinned_ones() -> None:
     verify_fonts()
     assert sorted(p.name for p in Path(FONT_DIR).glob("*.ttf")) == sorted(FONTS)
-    assert "SIL Open Font License" in (Path(FONT_DIR) / "LICENSE").read_text()
+    license_text = (Path(FONT_DIR) / "LICENSE").read_text()
+    assert "SIL Open Font License" in license_text  # Liberation
+    assert "Apache License" in license_text and "DroidSansFallback.ttf" in license_text
 
 
 def test_a_changed_font_is_refused(tmp_path: Path) -> None:
@@ -82,3 +86,45 @@ def test_every_family_resolves_to_a_pinned_font() -> None:
             fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node["nodeId"]})
             used[stack] = [f["familyName"] for f in fonts["fonts"]]
     assert used == {stack: [family] for stack, family in STACKS.items()}
+
+
+# One line each of Chinese, Japanese (kana and kanji) and Korean, as real pages hold them.
+CJK_LINES = {"zh": "中文网页的标题", "ja": "ひらがなとカタカナ", "ko": "한국어 웹 페이지"}
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(
+    not os.access(chromium_path(), os.X_OK), reason=f"no chromium at {chromium_path()}"
+)
+def test_cjk_text_renders_with_the_pinned_fallback_not_as_boxes() -> None:
+    """Without a CJK font every such character is the same empty box (issue 28 item 4):
+    each line's glyphs come from the pinned fallback, the Latin beside them from the
+    stack's own font, and two different characters draw two different shapes."""
+    html = "".join(
+        f'<p id="{lang}" style="font-family: sans-serif">Web {line}</p>'
+        for lang, line in CJK_LINES.items()
+    ) + (
+        '<p style="font: 64px sans-serif"><span id="a">中</span></p>'
+        '<p style="font: 64px sans-serif"><span id="b">文</span></p>'
+    )
+    with (
+        open_browser() as browser,
+        open_page(
+            browser, lambda p: html.encode() if p == "index.html" else None, Viewport("s", 600, 600)
+        ) as session,
+    ):
+        load(session, "/", 5000)
+        cdp = session.cdp
+        root = cdp.send("DOM.getDocument")["root"]["nodeId"]
+        cdp.send("CSS.enable")
+        used = {}
+        for lang in CJK_LINES:
+            node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": f"#{lang}"})
+            fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node["nodeId"]})
+            used[lang] = sorted(f["familyName"] for f in fonts["fonts"])
+        shapes = [
+            session.page.locator(f"#{glyph}").screenshot(animations="disabled")
+            for glyph in ("a", "b")
+        ]
+    assert used == {lang: sorted([SANS, CJK]) for lang in CJK_LINES}
+    assert shapes[0] != shapes[1]

@@ -55,6 +55,9 @@ class RunningGateway:
         return self._run(lambda: self._attempt.outcome)
 
 
+SHUTDOWN_S = 2.0
+
+
 def _in(loop: asyncio.AbstractEventLoop, work: Coroutine[Any, Any, T]) -> T:
     future: Future[T] = asyncio.run_coroutine_threadsafe(work, loop)
     return future.result(timeout=60)
@@ -63,7 +66,11 @@ def _in(loop: asyncio.AbstractEventLoop, work: Coroutine[Any, Any, T]) -> T:
 async def _start(
     application: web.Application, socket: Path | None, tcp: bool
 ) -> tuple[web.AppRunner, int | None]:
-    runner = web.AppRunner(application, access_log=None, keepalive_timeout=75)
+    # On stop, a call still in flight (an upstream that never answers, the agent already
+    # stopped) is cancelled after SHUTDOWN_S, well inside ``_in``'s 60 s.
+    runner = web.AppRunner(
+        application, access_log=None, keepalive_timeout=75, shutdown_timeout=SHUTDOWN_S
+    )
     await runner.setup()
     if socket is not None:
         await web.UnixSite(runner, str(socket)).start()
@@ -121,6 +128,10 @@ def serving(
 async def _stop(runner: web.AppRunner, closing: Callable[[], Awaitable[None]]) -> None:
     await runner.cleanup()
     await closing()
+    left = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    for task in left:  # handlers past the shutdown timeout: never left pending on a closed loop
+        task.cancel()
+    await asyncio.gather(*left, return_exceptions=True)
 
 
 @contextmanager

@@ -169,7 +169,8 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from recon.pipeline.check import CHECKED_KINDS, check, sample
+    from recon.model.kinds import CHECKED_KINDS
+    from recon.pipeline.check import check, sample
     from recon.pipeline.tasks import Pipeline
 
     pipeline = Pipeline(_project(args))

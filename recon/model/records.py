@@ -11,21 +11,9 @@ from pydantic import Field, SerializerFunctionWrapHandler, model_serializer, mod
 from recon.model.base import Strict, Versioned
 from recon.model.case import Digest
 from recon.model.gateway import Usage
+from recon.model.kinds import CellKind
 
 Outcome = Literal["valid", "missing", "ungradeable", "timeout", "harness_failure", "withdrawn"]
-CellKind = Literal[
-    "evidence",
-    "workspace",
-    "image",
-    "attempt",
-    "oracle",
-    "capture",
-    "probe",
-    "grade",
-    "aggregate",
-    "site",
-    "manifest",
-]
 
 
 class Ref(Strict):

@@ -25,9 +25,10 @@ from pydantic import ValidationError
 from recon.agents.scripted import ModelServers
 from recon.errors import HarnessError, StoreError
 from recon.model import CellRecord, Pointer, Ref
+from recon.model.kinds import RUN_METADATA
 from recon.pipeline.executor import Computed, Executor, LocalExecutor, WorkerLost
 from recon.pipeline.keys import KIND_MODULES, Codes, cell_key
-from recon.pipeline.kinds._base import RUN_METADATA, Produced
+from recon.pipeline.kinds._base import Produced
 from recon.pipeline.progress import Progress, Silent
 from recon.pipeline.project import Project
 from recon.store import (

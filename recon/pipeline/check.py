@@ -19,13 +19,10 @@ from pathlib import Path
 
 from recon.errors import ConfigError
 from recon.model import Pointer, Ref
+from recon.model.kinds import CHECKED_KINDS
 from recon.pipeline.cells import Cell, Runtime, input_digests, kind_of, walk
 from recon.pipeline.keys import cell_key
 from recon.store import Store, tree_files
-
-CHECKED_KINDS = ("evidence", "workspace", "oracle", "capture", "probe", "grade", "aggregate",
-                 "site", "manifest")  # fmt: skip
-"""Every deterministic kind: all but attempts (agents) and images (engine builds)."""
 
 
 class ScratchStore(Store):

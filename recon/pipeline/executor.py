@@ -3,7 +3,7 @@
 The coordinator (the doit process) always computes the key, looks the action cache up,
 writes the action record and the pointer (:mod:`recon.pipeline.cells`); an executor only
 runs ``compute`` and hands back the outputs, which are already in the store. Only the long
-kinds (:data:`LONG_KINDS`) ever leave the coordinator's process.
+kinds (:data:`recon.model.kinds.LONG_KINDS`) ever leave the coordinator's process.
 
 Selected by doit variables, as ``regrade=`` is: ``doit release:demo executor=ray
 address=127.0.0.1:6379`` (or ``RECON_EXECUTOR`` and ``RECON_RAY_ADDRESS``; a variable wins).
@@ -25,9 +25,6 @@ from recon.pipeline.waiting import Limits
 
 if TYPE_CHECKING:
     from recon.pipeline.cells import Cell, Kind, Runtime
-
-LONG_KINDS = frozenset({"attempt", "oracle", "capture", "probe", "grade"})
-"""The kinds worth shipping to a worker: agents, the browser and the grader."""
 
 EXECUTORS = ("local", "ray")
 

@@ -9,6 +9,7 @@ from recon.gateway.prices import prices_digest
 from recon.model import ReleaseDef
 from recon.model.calibration import FOLDER as CALIBRATIONS
 from recon.model.calibration import path_of as calibration_path
+from recon.model.kinds import BUILD_ONLY
 from recon.pipeline.cells import Cell
 from recon.pipeline.keys import KIND_MODULES, Codes
 from recon.pipeline.matrix import points
@@ -18,7 +19,6 @@ from recon.release.withdrawals import path_of as withdrawals_path
 from recon.sandbox import default_recipe, native_recipe
 from recon.store import StatCache, digest_json
 
-BUILD_ONLY: dict[str, tuple[str, ...]] = {"attempt": ("build",)}
 """What render, probe and grade cells read of an attempt: its build (present only when
 the attempt is valid), never its record, so they are keyed on content (DESIGN §4)."""
 

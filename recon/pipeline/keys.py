@@ -4,11 +4,11 @@ A cell's key is blake3 of the canonical JSON of its kind, the digest of the code
 implements that kind, the digests of its inputs, and its parameters.
 
 A kind's code digest covers what :mod:`recon.pipeline.codegraph` derives from its kind
-module (:data:`KIND_MODULES`): the closure of ``recon`` modules it imports, the package
-data they name, and the toolchain they run on (Python, third-party distributions, and
-declared tools such as chromium). The attempt kind has no code on purpose: no harness
-change ever re-keys an attempt; attempts re-run only when case, entry, protocol or image
-change (DESIGN §4).
+module (its ``module`` facet in the kind table, :mod:`recon.model.kinds`): the closure of
+``recon`` modules it imports, the package data they name, and the toolchain they run on
+(Python, third-party distributions, and declared tools such as chromium). The attempt kind
+has no code on purpose: no harness change ever re-keys an attempt; attempts re-run only when
+case, entry, protocol or image change (DESIGN §4).
 """
 
 from __future__ import annotations
@@ -19,32 +19,11 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from recon.model.kinds import CELL_FORMAT, CODE_FREE, KIND_MODULES
 from recon.pipeline.codegraph import CodeGraph
 from recon.store import StatCache, digest_json
 
 PACKAGE = Path(__file__).resolve().parent.parent
-
-KIND_MODULES: dict[str, str] = {
-    "evidence": "recon.pipeline.kinds.evidence",
-    "workspace": "recon.pipeline.kinds.workspace",
-    "image": "recon.pipeline.kinds.image",
-    "attempt": "recon.pipeline.kinds.attempt",
-    "oracle": "recon.pipeline.kinds.render",
-    "capture": "recon.pipeline.kinds.render",
-    "probe": "recon.pipeline.kinds.probe",
-    "grade": "recon.pipeline.kinds.grade",
-    "aggregate": "recon.pipeline.kinds.release",
-    "site": "recon.pipeline.kinds.site",
-    "manifest": "recon.pipeline.kinds.manifest",
-}
-"""The module implementing each cell kind (its ``<kind>`` function computes the cell)."""
-
-CODE_FREE = frozenset({"attempt"})
-"""Kinds whose key holds no harness code: no harness change ever re-runs an agent."""
-
-# Bump to re-key a kind on purpose (for example a change of record format). This is the
-# only way to re-key attempts short of changing their declared inputs.
-CELL_FORMAT: dict[str, int] = {kind: 2 for kind in KIND_MODULES}
 
 
 def tool_versions() -> dict[str, str]:

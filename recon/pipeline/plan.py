@@ -21,13 +21,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from recon.model import ReleaseDef
+from recon.model.kinds import ATTEMPT_KINDS, CRITICAL, RELEASE_KINDS
 from recon.pipeline.cells import Cell, Runtime, walk
 from recon.store import ObjectFault, Store, tree_files
 
-ATTEMPT_KINDS = ("attempt", "capture", "probe", "grade")
-RELEASE_KINDS = ("image", "aggregate", "site", "manifest")
-CRITICAL = (("attempt",), ("capture", "probe"), ("grade",), ("aggregate",), ("site",),
-            ("manifest",))  # fmt: skip
 BORROW_LIMIT = 2000
 """At most this many action records of a kind are read to borrow its times."""
 

@@ -31,7 +31,8 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from recon.errors import ConfigError, HarnessError, ResourcesUnavailable
-from recon.pipeline.executor import LONG_KINDS, Computed, WorkerLost, compute_here
+from recon.model.kinds import BROWSER_KINDS, LONG_KINDS
+from recon.pipeline.executor import Computed, WorkerLost, compute_here
 from recon.pipeline.waiting import Limits, Watch, demand, live_offers
 from recon.pipeline.worker import CellJob, Fault, Refused, execute
 from recon.store import CorruptObject, MissingObject
@@ -39,7 +40,6 @@ from recon.store import CorruptObject, MissingObject
 if TYPE_CHECKING:
     from recon.pipeline.cells import Cell, Kind, Runtime
 
-RENDER_KINDS = frozenset({"oracle", "capture", "probe"})
 MiB = 1 << 20
 CUSTOM = ("docker", "browser")
 POLL_S = 5.0
@@ -58,7 +58,7 @@ def resources(rt: Runtime, cell: Cell) -> dict[str, Any]:
         if protocol.backend == "docker":
             wanted["resources"] = {"docker": 1}
         return wanted
-    if cell.kind in RENDER_KINDS:
+    if cell.kind in BROWSER_KINDS:
         return {"num_cpus": 1, "resources": {"browser": 1}}
     return {"num_cpus": 1}
 

@@ -19,9 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from recon.model import ManifestInputs
-
-PER_ATTEMPT = frozenset({"attempt", "capture", "probe", "grade"})
-CASE_LEVEL = frozenset({"evidence", "workspace", "oracle", "capture", "probe"})
+from recon.model.kinds import ATTEMPT_KINDS, CASE_KINDS
 
 
 @dataclass(frozen=True)
@@ -111,8 +109,8 @@ def _shared_on_path(kind: str, name: str, cases: set[str]) -> bool:
     parts = name.split(".")
     if kind in ("aggregate", "image"):
         return True
-    per_attempt = kind in PER_ATTEMPT and len(parts) == 4
-    return kind in CASE_LEVEL and not per_attempt and parts[0] in cases
+    per_attempt = kind in ATTEMPT_KINDS and len(parts) == 4
+    return kind in CASE_KINDS and not per_attempt and parts[0] in cases
 
 
 def _entry_cells(entry: str, cases: set[str], c: Changed) -> tuple[dict[str, int], set[str]]:
@@ -122,7 +120,7 @@ def _entry_cells(entry: str, cases: set[str], c: Changed) -> tuple[dict[str, int
     mine = []
     for kind, name in c.cells:
         parts = name.split(".")
-        if kind in PER_ATTEMPT and len(parts) == 4 and parts[1] == entry:
+        if kind in ATTEMPT_KINDS and len(parts) == 4 and parts[1] == entry:
             touched.add(parts[2])
             mine.append(kind)
     mine += [kind for kind, name in c.cells if _shared_on_path(kind, name, touched)]

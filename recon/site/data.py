@@ -18,11 +18,10 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from recon.model.kinds import WITHHELD
 from recon.model.records import Manifest, RunRecord
 
 DATA = "data"
-WITHHELD = ("grade", "oracle", "probe")
-"""Cell kinds whose outputs are digests of sealed-side objects."""
 
 
 def public_manifest(manifest: Manifest) -> dict[str, Any]:

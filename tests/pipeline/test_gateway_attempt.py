@@ -23,9 +23,9 @@ from recon.gateway.prices import prices_digest
 from recon.gateway.upstream import scripted_usage
 from recon.model import AttemptRecord, Pointer
 from recon.model.gateway import Recording, Usage
+from recon.model.kinds import RUN_METADATA
 from recon.pipeline.cells import Cell, run_cell, walk
 from recon.pipeline.executor import ExecutorChoice
-from recon.pipeline.kinds._base import RUN_METADATA
 from recon.pipeline.project import Project
 from recon.pipeline.tasks import Pipeline
 from recon.store import checkout_tree

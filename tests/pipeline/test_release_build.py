@@ -14,6 +14,7 @@ import pytest
 import yaml
 
 from recon.model import ReleaseDef
+from recon.model.kinds import KINDS
 from tests.conftest import REPO, Build, clone_built, copy_project, doit, doit_env, recon
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
@@ -23,19 +24,8 @@ CASES = len(
 )
 """The demo release's cases: each has 3 entries × 2 attempts, 4 of them valid."""
 
-ALL_KINDS = {
-    "evidence",
-    "workspace",
-    "image",
-    "attempt",
-    "oracle",
-    "capture",
-    "probe",
-    "grade",
-    "aggregate",
-    "site",
-    "manifest",
-}
+ALL_KINDS = set(KINDS)
+"""Every kind of the kind table: the demo release makes cells of each."""
 
 
 def test_cold_build_runs_every_cell_kind_and_ranks_by_policy(

@@ -9,10 +9,6 @@ from recon.model import Ref
 from recon.model.captures import Skipped
 from recon.store import Store
 
-RUN_METADATA: dict[str, tuple[str, ...]] = {"attempt": ("run", "gateway")}
-"""Outputs that record how a cell ran (its duration, its logs), not what it made: kept out
-of every downstream key and of the manifest (DESIGN §4, "key on content")."""
-
 
 @dataclass
 class Produced:

@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from recon.model import ManifestCell, ManifestInputs
-from recon.pipeline.kinds._base import RUN_METADATA, Produced, blob
+from recon.model.kinds import RUN_METADATA
+from recon.pipeline.kinds._base import Produced, blob
 from recon.release.manifest import build_manifest
 
 if TYPE_CHECKING:

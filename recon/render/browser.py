@@ -160,8 +160,7 @@ FONTS = {
     "LiberationMono-Regular.ttf": "30a9f8a470f1c2b2a54ccc804da95156"
     "64f07a4436a2168f8d581df78a06fd65",
     # the CJK fallback: Chinese, Japanese and Korean text renders as glyphs, never as boxes
-    "DroidSansFallback.ttf": "92f21849da5d451e732266fb9cad987a"
-    "f3c7e61ce5810601196c05530973e072",
+    "DroidSansFallback.ttf": "92f21849da5d451e732266fb9cad987af3c7e61ce5810601196c05530973e072",
 }
 SANS, SERIF, MONO = "Liberation Sans", "Liberation Serif", "Liberation Mono"
 CJK = "Droid Sans Fallback"  # no generic family maps to it: it only fills missing glyphs

@@ -11,8 +11,8 @@ import pytest
 from recon.errors import HarnessError
 from recon.render import Viewport
 from recon.render.browser import (
-    FONT_DIR,
     CJK,
+    FONT_DIR,
     FONTS,
     SANS,
     chromium_path,

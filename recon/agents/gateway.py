@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from recon.agents.model_server import CaseScripts
 from recon.agents.scripted import ANSWERS, KIND
+from recon.agents.tool_script import ToolScripts
 from recon.errors import HarnessError
 from recon.model import Entry
 from recon.model.gateway import Recording
@@ -69,7 +70,10 @@ def gateway_plan(
         upstream = ReplayUpstream.of(replay.exchanges)
         token_vars = token_vars or ([VENDORS[provider][2]] if provider in VENDORS else [])
     elif choice.kind == "scripted":
-        upstream = ScriptedUpstream(CaseScripts.from_answers(entries_dir / ANSWERS, KIND))
+        answers = entries_dir / ANSWERS
+        upstream = ScriptedUpstream(
+            CaseScripts.from_answers(answers, KIND), tools=ToolScripts.from_answers(answers, KIND)
+        )
     elif choice.kind == "live" and choice.provider and choice.credential:
         variable = token_vars[0] if token_vars else choice.credential
         live = live or LiveSettings()

@@ -44,6 +44,66 @@ def events(call: Call, text: str, usage: Usage, number: int) -> list[SseEvent]:
     ]
 
 
+ToolUse = tuple[str, str, dict[str, Any]]
+"""A tool call in a reply: its id, the tool's name, its input."""
+
+
+def tool_body(
+    call: Call, text: str, calls: list[ToolUse], usage: Usage, number: int
+) -> dict[str, Any]:
+    """The unstreamed response carrying ``text`` and the tool ``calls`` (Anthropic)."""
+    if call.protocol != "anthropic":
+        raise ValueError(f"scripted tool replies: no {call.protocol} shape yet")
+    message = _anthropic(call, text, usage, number)
+    message["content"] = _anthropic_blocks(text, calls)
+    message["stop_reason"] = "tool_use" if calls else "end_turn"
+    return message
+
+
+def tool_events(
+    call: Call, text: str, calls: list[ToolUse], usage: Usage, number: int
+) -> list[SseEvent]:
+    """The streamed response carrying ``text`` and the tool ``calls``: a text block in two
+    deltas, then each call's input in two ``input_json_delta`` pieces (Anthropic)."""
+    if call.protocol != "anthropic":
+        raise ValueError(f"scripted tool replies: no {call.protocol} shape yet")
+    start = _anthropic(call, "", usage.model_copy(update={"output": 1}), number)
+    start.update(content=[], stop_reason=None)
+    found = [_event("message_start", {"type": "message_start", "message": start})]
+    for index, block in enumerate(_anthropic_blocks(text, calls)):
+        if block["type"] == "text":
+            half = len(text) // 2
+            empty: dict[str, Any] = {"type": "text", "text": ""}
+            deltas = [{"type": "text_delta", "text": p} for p in (text[:half], text[half:])]
+        else:
+            empty = {**block, "input": {}}
+            data = json.dumps(block["input"])
+            half = len(data) // 2
+            kind = "input_json_delta"
+            deltas = [{"type": kind, "partial_json": p} for p in (data[:half], data[half:])]
+        opened = {"type": "content_block_start", "index": index, "content_block": empty}
+        found.append(_event("content_block_start", opened))
+        for delta in deltas:
+            moved = {"type": "content_block_delta", "index": index, "delta": delta}
+            found.append(_event("content_block_delta", moved))
+        found.append(_event("content_block_stop", {"type": "content_block_stop", "index": index}))
+    end = {"stop_reason": "tool_use" if calls else "end_turn", "stop_sequence": None}
+    found += [
+        _event(
+            "message_delta",
+            {"type": "message_delta", "delta": end, "usage": {"output_tokens": usage.output}},
+        ),
+        _event("message_stop", {"type": "message_stop"}),
+    ]
+    return found
+
+
+def _anthropic_blocks(text: str, calls: list[ToolUse]) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = [{"type": "text", "text": text}] if text or not calls else []
+    blocks += [{"type": "tool_use", "id": i, "name": n, "input": inp} for i, n, inp in calls]
+    return blocks
+
+
 def _anthropic_usage(usage: Usage) -> dict[str, int]:
     return {
         "input_tokens": usage.input,

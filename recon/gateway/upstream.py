@@ -10,7 +10,7 @@ The live upstream is :mod:`recon.gateway.live`.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -86,6 +86,29 @@ class Script(Protocol):
     def reply(self, request: dict[str, Any]) -> str | None: ...
 
 
+class ToolCallLike(Protocol):
+    @property
+    def id(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def input(self) -> dict[str, Any]: ...
+
+
+class ToolReplyLike(Protocol):
+    @property
+    def text(self) -> str: ...
+    @property
+    def calls(self) -> tuple[ToolCallLike, ...]: ...
+
+
+class ToolScript(Protocol):
+    """``recon.agents.tool_script.ToolScripts``: a reply with tool calls, from the request
+    alone; None when the request is not an agent's with tools it knows."""
+
+    def reply(self, protocol: str, body: Mapping[str, Any]) -> ToolReplyLike | None: ...
+
+
 async def _chunks(parts: list[bytes]) -> AsyncIterator[bytes]:
     for part in parts:
         yield part
@@ -120,8 +143,24 @@ def scripted_usage(protocol: Api, body: dict[str, Any], text: str) -> Usage:
     )
 
 
-def scripted_answer(script: Script, call: Call, body: dict[str, Any], number: int) -> Reply:
-    """The scripted model's reply to one call, in its protocol's shape."""
+def scripted_answer(
+    script: Script,
+    call: Call,
+    body: dict[str, Any],
+    number: int,
+    tools: ToolScript | None = None,
+) -> Reply:
+    """The scripted model's reply to one call, in its protocol's shape: from ``tools`` when
+    it knows the request's agent, else the text ``script``'s."""
+    said = tools.reply(call.protocol, body) if tools and call.endpoint == "generate" else None
+    if said is not None:
+        uses = [(c.id, c.name, dict(c.input)) for c in said.calls]
+        spoken = json.dumps({"text": said.text, "calls": uses}, sort_keys=True)
+        used = scripted_usage(call.protocol, body, spoken)
+        if not call.stream:
+            return json_reply(200, replies.tool_body(call, said.text, uses, used, number))
+        events = replies.tool_events(call, said.text, uses, used, number)
+        return sse_reply([encode(e) for e in events])
     text = script.reply(chat_view(call.protocol, body))
     if text is None:
         message = "scripted model: no script for this task (no known brief title in it)"
@@ -139,9 +178,10 @@ class ScriptedUpstream:
     script: Script
     kind: UpstreamKind = "scripted"
     credential: Credential | None = None
+    tools: ToolScript | None = None
 
     async def send(self, out: Outgoing) -> Reply:
-        return scripted_answer(self.script, out.call, out.body, out.number)
+        return scripted_answer(self.script, out.call, out.body, out.number, self.tools)
 
     async def close(self) -> None:
         return None

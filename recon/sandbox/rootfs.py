@@ -66,6 +66,27 @@ python3 -m venv "/opt/$1"
 for cmd in $3; do ln -sf "/opt/$1/bin/$cmd" "/usr/local/bin/$cmd"; done
 """
 
+# Runs in the chroot, in a network namespace of its own (loopback only), with the offline
+# store's npm folder at NPM_STORE: the store's own registry (deps_registry.py, the one
+# attempts use) serves it on 127.0.0.1, and each npm agent is installed with npm into its own
+# prefix under /opt, its bin names linked onto PATH. npm's cache is removed afterwards.
+NPM_STORE = "/mnt/recon-npm"
+NPM_REGISTRY = "/mnt/recon-deps-registry.py"
+NPM_AGENT_SETUP = f"""set -e
+export HOME=/root npm_config_cache=/root/.recon-npm-cache npm_config_update_notifier=false
+python3 {NPM_REGISTRY} {NPM_STORE} {offline.REGISTRY_PORT} > /root/.recon-registry.log 2>&1 &
+registry=$!
+trap 'kill $registry 2>/dev/null; rm -rf /root/.recon-npm-cache /root/.recon-registry.log' EXIT
+i=0
+until grep -q ready /root/.recon-registry.log; do
+  i=$((i + 1)); [ $i -le 300 ] || {{ cat /root/.recon-registry.log; exit 1; }}; sleep 0.1
+done
+mkdir -p "/opt/$1"
+npm install --prefix "/opt/$1" --registry http://127.0.0.1:{offline.REGISTRY_PORT}/ \
+  --no-audit --no-fund --omit=dev --loglevel=error "$2"
+for cmd in $3; do ln -sf "/opt/$1/node_modules/.bin/$cmd" "/usr/local/bin/$cmd"; done
+"""
+
 
 @dataclass(frozen=True)
 class ImageRecipe:
@@ -92,6 +113,11 @@ class ImageRecipe:
     pip_agents: tuple[tuple[str, str, str], ...] = (
         ("mini-swe-agent", "mini-swe-agent==1.17.2", "mini mini-extra"),
     )
+    # Published agent CLIs installed with npm from the offline store's registry: (prefix under
+    # /opt, package spec, bin names put on PATH).
+    npm_agents: tuple[tuple[str, str, str], ...] = (
+        ("claude-code", "@anthropic-ai/claude-code@2.1.332", "claude"),
+    )
     deps: str = field(default_factory=lock_digest)
     changes: tuple[str, ...] = ("ENV LANG=C.UTF-8 TZ=UTC PATH=/usr/local/bin:/usr/bin:/bin",)
 
@@ -101,6 +127,8 @@ class ImageRecipe:
         data["setup"] = digest_bytes(self.setup.encode())
         data["agent_setup"] = digest_bytes(AGENT_SETUP.encode())
         data["pip_agents"] = [list(agent) for agent in self.pip_agents]
+        data["npm_agents"] = [list(agent) for agent in self.npm_agents]
+        data["npm_agent_setup"] = digest_bytes(NPM_AGENT_SETUP.encode())
         return {"kind": "docker-debootstrap", "version": 1, **data}
 
     @property
@@ -177,11 +205,12 @@ def build_image(
     deps: Path | None = None,
 ) -> ImageBuild:
     """Build (or find) the image of ``recipe``; ``workdir`` holds the rootfs while building.
-    ``deps`` is the fetched offline store the pip agents come from (default: ``require()``)."""
+    ``deps`` is the fetched offline store the pip and npm agents come from (default:
+    ``require()``)."""
     hit = find_image(client, recipe)
     if hit is not None:
         return hit
-    if recipe.pip_agents and deps is None:
+    if (recipe.pip_agents or recipe.npm_agents) and deps is None:
         deps = offline.require()
     workdir.mkdir(parents=True, exist_ok=True)
     (cache_dir / "images").mkdir(parents=True, exist_ok=True)
@@ -269,20 +298,35 @@ def _build(
 
 
 def _install_agents(root: Path, recipe: ImageRecipe, deps: Path | None) -> None:
-    if not recipe.pip_agents:
-        return
-    wheels = (deps / "wheels") if deps is not None else None
-    if wheels is None or not wheels.is_dir():
-        raise HarnessError(f"sandbox image: no wheels at {wheels}; run `recon deps fetch` first")
-    target = root / WHEELS.lstrip("/")
+    if recipe.pip_agents:
+        with _store_mounted(root, deps, "wheels", WHEELS):
+            for name, requirement, commands in recipe.pip_agents:
+                _chroot(root, AGENT_SETUP, name, requirement, commands)
+    if recipe.npm_agents:
+        registry = root / NPM_REGISTRY.lstrip("/")
+        shutil.copyfile(Path(__file__).with_name("deps_registry.py"), registry)
+        try:
+            with _store_mounted(root, deps, "npm", NPM_STORE), _proc(root):
+                for name, spec, commands in recipe.npm_agents:
+                    _chroot(root, NPM_AGENT_SETUP, name, spec, commands, isolated=True)
+        finally:
+            registry.unlink()
+
+
+@contextlib.contextmanager
+def _store_mounted(root: Path, deps: Path | None, part: str, at: str) -> Iterator[Path]:
+    """The offline store's ``part`` folder bind-mounted read-only at ``at`` in the chroot."""
+    source = (deps / part) if deps is not None else None
+    if source is None or not source.is_dir():
+        raise HarnessError(f"sandbox image: no {part} at {source}; run `recon deps fetch` first")
+    target = root / at.lstrip("/")
     target.mkdir(parents=True, exist_ok=True)
-    _sh(["mount", "--bind", "-o", "ro", str(wheels), str(target)], "bind-mount the wheels")
+    _sh(["mount", "--bind", "-o", "ro", str(source), str(target)], f"bind-mount the {part}")
     try:
-        for name, requirement, commands in recipe.pip_agents:
-            _chroot(root, AGENT_SETUP, name, requirement, commands)
+        yield target
     finally:
         subprocess.run(["umount", "-l", str(target)], capture_output=True)
-    target.rmdir()
+        target.rmdir()
 
 
 def cold_build_record(recipe: ImageRecipe, cache_dir: Path = CACHE_DIR) -> dict[str, Any] | None:
@@ -330,10 +374,25 @@ def _sh(command: list[str], what: str) -> None:
         raise HarnessError(f"sandbox image: {what} failed ({proc.returncode}):\n{tail}")
 
 
-def _chroot(root: Path, script: str, *args: str) -> None:
+def _chroot(root: Path, script: str, *args: str, isolated: bool = False) -> None:
+    """Run ``script`` in the chroot; ``isolated``: in a new network namespace whose only
+    interface is its loopback (nothing in it can reach a registry but the store's own)."""
     env = "PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8"
-    _sh(["chroot", str(root), "/usr/bin/env", "-i", *env.split(), "/bin/sh", "-c", script, "sh",
-         *args], f"chroot `{script.splitlines()[0][:80]}` {' '.join(args)}")  # fmt: skip
+    netns = ["unshare", "--net", "sh", "-c", 'ip link set lo up && exec "$@"', "netns"]
+    _sh([*(netns if isolated else []), "chroot", str(root), "/usr/bin/env", "-i", *env.split(),
+         "/bin/sh", "-c", script, "sh", *args],
+        f"chroot `{script.splitlines()[0][:80]}` {' '.join(args)}")  # fmt: skip
+
+
+@contextlib.contextmanager
+def _proc(root: Path) -> Iterator[None]:
+    """/proc inside the chroot (node needs it) while the npm agents install."""
+    proc = root / "proc"
+    _sh(["mount", "-t", "proc", "proc", str(proc)], "mount /proc")
+    try:
+        yield
+    finally:
+        subprocess.run(["umount", "-l", str(proc)], capture_output=True)
 
 
 @contextlib.contextmanager

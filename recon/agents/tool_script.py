@@ -1,0 +1,219 @@
+"""What the scripted model says to an agent that has tools: the case's answer, written with
+the agent's own tools, then a final text that ends the session the agent's own way.
+
+Pure: the next reply is a function of the request alone. The plan of actions is
+agent-neutral (:class:`Run` a command, :class:`Write` a file, :class:`Finish`); a
+:class:`Dialect` reads an agent's requests (its task, the tool results so far) and turns an
+action into that agent's tool call. The step is the number of tool results the conversation
+holds. The first action looks around (``pwd``, the brief, the starter's files under
+``site/``); its result tells the later steps the working directory (for tools that want an
+absolute path) and which files exist already (written through the shell: Claude's Write
+refuses a file it has not read). A file goes through the agent's file tool only when that
+tool keeps its bytes (:func:`writable`); any other through the shell, as
+:mod:`recon.agents.model_script` writes it (a heredoc, or base64).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from recon.agents.model_script import write_commands
+from recon.errors import HarnessError
+
+LOOK = "pwd && head -n 5 brief.md && find site -type f | sort"
+FINISHED = "The page is written under site/; nothing else to do."
+WRITE_LIMIT = 8_192
+"""Largest file given to a file tool (bytes); bigger ones go through the shell."""
+
+
+@dataclass(frozen=True)
+class Run:
+    command: str
+    note: str
+
+
+@dataclass(frozen=True)
+class Write:
+    path: str  # relative to the working directory
+    text: str
+
+
+@dataclass(frozen=True)
+class Finish:
+    text: str
+
+
+Action = Run | Write | Finish
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    id: str
+    name: str
+    input: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ToolReply:
+    """One reply: text, and the tool calls to make (none: the session ends)."""
+
+    text: str
+    calls: tuple[ToolCall, ...] = ()
+
+
+@dataclass(frozen=True)
+class Looked:
+    """What the first action's result says: the working directory, the files there."""
+
+    cwd: str
+    existing: frozenset[str] = field(default_factory=frozenset)
+
+    @classmethod
+    def parse(cls, result: str) -> Looked:
+        lines = result.splitlines()
+        cwd = lines[0].strip() if lines and lines[0].startswith("/") else ""
+        return cls(cwd, frozenset(line.strip() for line in lines if line.startswith("site/")))
+
+
+def writable(data: bytes) -> bool:
+    """Whether a file tool writes ``data`` byte for byte: small UTF-8 text ending in one
+    newline, no carriage return, no trailing blanks (Claude's Write turned a line of blanks
+    into an empty line)."""
+    if len(data) > WRITE_LIMIT:
+        return False
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    if not text.endswith("\n") or text.endswith("\n\n") or "\r" in text:
+        return False
+    return all(line == line.rstrip() for line in text.split("\n"))
+
+
+def plan(files: Mapping[str, bytes], looked: Looked | None) -> list[Action]:
+    """Every action for the answer ``files`` (path under ``site/`` -> bytes), in order.
+    Before the first result (``looked`` None) only the first action is known for sure;
+    the plan is the same at every later step, because that result stays in the request."""
+    actions: list[Action] = [Run(LOOK, "Look at the brief and the starter")]
+    existing = looked.existing if looked is not None else frozenset()
+    can_write = looked is not None and bool(looked.cwd)
+    for rel in sorted(files):
+        target, data = f"site/{rel}", files[rel]
+        if can_write and target not in existing and writable(data):
+            actions.append(Write(target, data.decode("utf-8")))
+            continue
+        for i, command in enumerate(write_commands(target, data)):
+            actions.append(Run(command, f"Write {target} (part {i + 1})"))
+    actions.append(Finish(FINISHED))
+    return actions
+
+
+class Dialect(Protocol):
+    """How one agent's requests read and its tool calls look."""
+
+    def speaks(self, protocol: str, body: Mapping[str, Any]) -> bool: ...
+
+    def task(self, body: Mapping[str, Any]) -> str:
+        """The first user message's text (it holds the brief)."""
+        ...
+
+    def results(self, body: Mapping[str, Any]) -> list[str]:
+        """The text of every tool result so far, in order."""
+        ...
+
+    def render(self, action: Action, step: int, cwd: str) -> ToolReply: ...
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(_text(c) for c in content if isinstance(c, (dict, str)))
+    if isinstance(content, dict) and isinstance(content.get("text"), str):
+        return str(content["text"])
+    if isinstance(content, dict) and content.get("type") == "tool_result":
+        return _text(content.get("content"))
+    return ""
+
+
+class ClaudeCode:
+    """Claude Code over the Anthropic Messages API: its ``Bash`` and ``Write`` tools."""
+
+    def speaks(self, protocol: str, body: Mapping[str, Any]) -> bool:
+        names = {t.get("name") for t in body.get("tools") or [] if isinstance(t, dict)}
+        return protocol == "anthropic" and {"Bash", "Write"} <= names
+
+    def task(self, body: Mapping[str, Any]) -> str:
+        for message in body.get("messages") or []:
+            if isinstance(message, dict) and message.get("role") == "user":
+                return _text(message.get("content"))
+        return ""
+
+    def results(self, body: Mapping[str, Any]) -> list[str]:
+        found = []
+        for message in body.get("messages") or []:
+            content = message.get("content") if isinstance(message, dict) else None
+            for block in content if isinstance(content, list) else []:
+                if isinstance(block, dict) and block.get("type") == "tool_result":
+                    found.append(_text(block.get("content")))
+        return found
+
+    def render(self, action: Action, step: int, cwd: str) -> ToolReply:
+        ident = f"toolu_recon_{step:04d}"
+        if isinstance(action, Run):
+            call = ToolCall(ident, "Bash", {"command": action.command, "description": action.note})
+            return ToolReply("", (call,))
+        if isinstance(action, Write):
+            file_path = f"{cwd.rstrip('/')}/{action.path}"
+            call = ToolCall(ident, "Write", {"file_path": file_path, "content": action.text})
+            return ToolReply("", (call,))
+        return ToolReply(action.text)
+
+
+DIALECTS: dict[str, Dialect] = {"claude-code": ClaudeCode()}
+
+
+@dataclass(frozen=True)
+class ToolScripts:
+    """One answer per case, chosen by the brief title in the task (the longest that occurs),
+    spoken in whichever dialect the request is in."""
+
+    by_title: dict[str, dict[str, bytes]]
+    dialects: Mapping[str, Dialect] = field(default_factory=lambda: DIALECTS)
+
+    @classmethod
+    def from_answers(cls, answers: Path, kind: str) -> ToolScripts:
+        scripts: dict[str, dict[str, bytes]] = {}
+        for folder in sorted(p for p in answers.glob("*") if p.is_dir()):
+            marker, answer = folder / "brief-title.txt", folder / kind
+            if marker.is_file() and answer.is_dir():
+                files = {
+                    p.relative_to(answer).as_posix(): p.read_bytes()
+                    for p in sorted(answer.rglob("*"))
+                    if p.is_file()
+                }
+                scripts[marker.read_text(encoding="utf-8").strip()] = files
+        if not scripts:
+            raise HarnessError(f"scripted model: no {kind} answers under {answers}")
+        return cls(scripts)
+
+    def dialect(self, protocol: str, body: Mapping[str, Any]) -> Dialect | None:
+        return next((d for d in self.dialects.values() if d.speaks(protocol, body)), None)
+
+    def reply(self, protocol: str, body: Mapping[str, Any]) -> ToolReply | None:
+        """The next reply, or None: not a request of an agent with tools, or no case in it."""
+        dialect = self.dialect(protocol, body)
+        if dialect is None:
+            return None
+        task = dialect.task(body)
+        titles = sorted((t for t in self.by_title if t in task), key=len)
+        if not titles:
+            return None
+        results = dialect.results(body)
+        looked = Looked.parse(results[0]) if results else None
+        actions = plan(self.by_title[titles[-1]], looked)
+        step = min(len(results), len(actions) - 1)
+        return dialect.render(actions[step], step, looked.cwd if looked else "")

@@ -3,7 +3,8 @@
 A script answers from the task (the first user message) and the turn (how many replies the
 conversation already holds). Each vendor API carries them differently: Anthropic and Chat
 ``messages``, Responses ``input`` items (a reply is an assistant message, a function call
-or reasoning, several in a row being one reply; a function call's output ends it), Gemini ``contents`` (role ``model``).
+or reasoning, several in a row being one reply; a function call's output ends it), Gemini
+``contents`` (role ``model``).
 """
 
 from __future__ import annotations

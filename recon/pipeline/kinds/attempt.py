@@ -260,9 +260,11 @@ def _start(
     replay: Recording | None,
 ) -> AttemptRun:
     # Credentials first: missing ones are the harness's failure, before anything starts
-    # (a replay needs none: the recording answers, the sandbox gets the token).
+    # (a replay needs none: the recording answers, the sandbox gets the token; nor does the
+    # scripted model behind the gateway, which takes no key).
+    keyless = replay is not None or (uses_gateway(entry) and entry.model.provider == "scripted")
     missing = CommandAdapter(entry.agent).credentials_reason(entry.id, environ)
-    if missing is not None and replay is None:
+    if missing is not None and not keyless:
         return not_started(missing)
     loaded = rt.project.cases[cell.params["case"]]
     protocol = rt.project.release(cell.context["release"]).protocol

@@ -60,7 +60,8 @@ def codex(log: bytes, trace_file: bytes) -> Trace:
     tools = messages = 0
     tokens: int | None = None
     for event in _json_lines(log):
-        item = event.get("item") if isinstance(event.get("item"), dict) else {}
+        found = event.get("item")
+        item: dict[str, Any] = found if isinstance(found, dict) else {}
         if event.get("type") == "item.completed" and item.get("type") in CODEX_TOOLS:
             tools += 1
         elif event.get("type") == "item.completed" and item.get("type") == "agent_message":

@@ -94,8 +94,48 @@ def _tokens(message: dict[str, Any]) -> int | None:
     return int(total) if isinstance(total, int) else None
 
 
+def claude_code(log: bytes, trace_file: bytes) -> Trace:
+    """Claude Code's result JSON (``--output-format json``, the last JSON object on its
+    stdout with ``"type": "result"``): turns are its ``num_turns``, tokens the sum of its
+    ``usage`` counts (input, output, cache reads and writes). It reports no tool calls
+    (``total_cost_usd`` is its own price list's, not the pinned one: not taken)."""
+    result = claude_result(log)
+    if result is None:
+        return Trace()
+    turns = result.get("num_turns")
+    usage = result.get("usage")
+    usage = usage if isinstance(usage, dict) else {}
+    counts = [usage.get(k) for k in CLAUDE_USAGE]
+    known = [c for c in counts if isinstance(c, int) and not isinstance(c, bool)]
+    return Trace(
+        turns=turns if isinstance(turns, int) and turns >= 0 else None,
+        tokens=sum(known) if known else None,
+    )
+
+
+CLAUDE_USAGE = (
+    "input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens",
+)  # fmt: skip
+
+
+def claude_result(log: bytes) -> dict[str, Any] | None:
+    """The last ``{"type": "result", ...}`` line of Claude Code's output, if any."""
+    for line in reversed(log.decode("utf-8", errors="replace").splitlines()):
+        line = line.strip()
+        if not line.startswith("{"):
+            continue
+        try:
+            data = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(data, dict) and data.get("type") == "result":
+            return data
+    return None
+
+
 TRACE_PARSERS: dict[str, TraceParser] = {
     "lines": lines,
     "mini-swe-agent": mini_swe_agent,
+    "claude-code": claude_code,
     "codex": codex,
 }

@@ -19,9 +19,13 @@ PLACEHOLDERS: Mapping[str, str] = MappingProxyType(
         "entry_dir": "the folder holding the entry's agent.files",
         "python": "a Python interpreter",
         "trace": "a file for the agent's trajectory (docker backend only)",
+        "notice": (
+            "the harness's notice to the agent: where to write (site/), its time budget and "
+            "that the network is off, one shell-safe sentence (docker backend only)"
+        ),
     }
 )
-DOCKER_ONLY = frozenset({"trace"})
+DOCKER_ONLY = frozenset({"trace", "notice"})
 """Placeholders only the docker backend fills."""
 
 

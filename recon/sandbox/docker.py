@@ -110,6 +110,25 @@ CONTAINER_PATHS = {
 }
 
 
+def notice(limit_s: int) -> str:
+    """The ``{notice}`` placeholder for an attempt stopped after ``limit_s`` seconds: plain
+    words only (no quote, ``$``, backslash or backtick), so a template may put it inside
+    double quotes of a shell command."""
+    minutes = f"{limit_s // 60} min {limit_s % 60} s" if limit_s % 60 else f"{limit_s // 60} min"
+    return (
+        f"Notice from the harness: write the page under site/ in this folder, which is what "
+        f"is built and graded. You have {limit_s} s ({minutes}) of wall-clock time; then the "
+        "attempt is stopped and site/ is taken as it is. The network is off: no web host or "
+        "package registry can be reached, only the offline dependency store."
+    )
+
+
+def container_placeholders(limit_s: int) -> dict[str, str]:
+    """Every placeholder of a command template, as the docker backend fills it for an
+    attempt stopped after ``limit_s`` seconds."""
+    return {**CONTAINER_PATHS, "notice": notice(limit_s)}
+
+
 @dataclass
 class DockerRun(AttemptRun):
     """An ``AttemptRun`` plus what only the docker backend knows."""

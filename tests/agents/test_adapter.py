@@ -10,9 +10,11 @@ import yaml
 from pydantic import ValidationError
 
 from recon.agents import CommandAdapter, lines, mini_swe_agent
-from recon.model import Agent, Entry
+from recon.agents.trace import claude_code
+from recon.model import Agent, Entry, Trace
 from recon.pipeline.project import Project
-from recon.sandbox import CONTAINER_PATHS
+from recon.sandbox import CONTAINER_PATHS, default_recipe, load_lock, notice
+from recon.store import digest_json
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -116,3 +118,57 @@ def test_mini_swe_agent_without_usage_or_trajectory() -> None:
 def test_line_trace_from_the_log() -> None:
     trace = lines(b"== agent ==\nturns: 4\ntool_calls: 9\nnoise\n", b"")
     assert (trace.turns, trace.tool_calls, trace.tokens) == (4, 9, None)
+
+
+CLAUDE_RESULT = {
+    "type": "result", "subtype": "success", "is_error": False, "num_turns": 5,
+    "result": "done", "total_cost_usd": 0.0123,
+    "usage": {"input_tokens": 100, "output_tokens": 20, "cache_read_input_tokens": 7,
+              "cache_creation_input_tokens": 3},
+}  # fmt: skip
+
+
+def test_claude_code_result_json_counts() -> None:
+    log = b"starting\n" + json.dumps(CLAUDE_RESULT).encode() + b"\n"
+    trace = claude_code(log, b"")
+    assert (trace.turns, trace.tool_calls, trace.tokens) == (5, None, 130)
+    assert claude_code(b"no json here\n{not json}\n", b"") == Trace()
+    no_usage = {k: v for k, v in CLAUDE_RESULT.items() if k != "usage"}
+    assert claude_code(json.dumps(no_usage).encode(), b"").tokens is None
+    other = json.dumps({"type": "system", "num_turns": 9}).encode()
+    assert claude_code(other, b"").turns is None
+
+
+def test_the_claude_code_entries_share_one_install_and_one_command_template() -> None:
+    """claude-code-scripted differs from claude-code in its model alone (the provider and
+    ANTHROPIC_MODEL) and the script files it is keyed on; both run the image's Claude Code."""
+    project = Project.open(REPO)
+    live, scripted = project.entries["claude-code"], project.entries["claude-code-scripted"]
+    assert (live.model.provider, scripted.model.provider) == ("anthropic", "scripted")
+
+    def install(entry: Entry) -> str:
+        agent = entry.agent
+        return digest_json([agent.name, agent.version, agent.install, default_recipe().digest])
+
+    assert install(live) == install(scripted)
+    assert live.agent.command == scripted.agent.command
+    assert "{notice}" in live.agent.command[-1]
+    mine = live.agent.model_dump(exclude={"set_env", "files"})
+    theirs = scripted.agent.model_dump(exclude={"set_env", "files"})
+    assert mine == theirs and live.budget == scripted.budget
+    drop = {"ANTHROPIC_MODEL"}
+    assert {k: v for k, v in live.agent.set_env.items() if k not in drop} == {
+        k: v for k, v in scripted.agent.set_env.items() if k not in drop
+    }
+    spec = f"@anthropic-ai/claude-code@{live.agent.version}"
+    assert ("claude-code", spec, "claude") in default_recipe().npm_agents
+    pinned = {(p["name"], p["version"]) for p in load_lock()["npm"]["packages"]}
+    assert ("@anthropic-ai/claude-code", live.agent.version) in pinned
+    assert ("@anthropic-ai/claude-code-linux-x64", live.agent.version) in pinned
+
+
+def test_the_notice_is_shell_safe_and_says_where_when_and_offline() -> None:
+    text = notice(300)
+    assert not set(text) & set("'\"$`\\")
+    assert "site/" in text and "300 s (5 min)" in text and "network is off" in text
+    assert "90 s (1 min 30 s)" in notice(90)

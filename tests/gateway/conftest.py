@@ -4,6 +4,7 @@ after a programmed list of failures."""
 
 from __future__ import annotations
 
+import base64
 import http.client
 import json
 import shutil
@@ -15,6 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from aiohttp import web
@@ -26,7 +28,7 @@ from recon.gateway.prices import PRICES, load_prices, prices_digest
 from recon.gateway.protocols import identify
 from recon.gateway.running import serving
 from recon.gateway.sse import SseParser
-from recon.gateway.upstream import Upstream, scripted_answer
+from recon.gateway.upstream import ToolScript, Upstream, scripted_answer
 from recon.model.gateway import PriceTable, SseEvent
 
 SCRIPT = FixedScript(
@@ -136,15 +138,27 @@ def post(where: int | Path, path: str, body: Any, headers: dict[str, str]) -> An
         connection.close()
 
 
+def key_forms(key: bytes) -> set[bytes]:
+    """``key`` as it could be written down: raw, URL-encoded, and base64 (standard and URL
+    alphabets, at each of the three alignments inside a longer encoded run)."""
+    found = {key, quote(key, safe="").encode()}
+    for pad in range(3):
+        encoded = base64.b64encode(b"\0" * pad + key)
+        middle = encoded[-(-8 * pad // 6) : 8 * (pad + len(key)) // 6]
+        found |= {middle, middle.replace(b"+", b"-").replace(b"/", b"_")}
+    return found
+
+
 @dataclass
 class Vendor:
     """A fake vendor API: answers ``statuses`` in order (0: drop the connection, -1: drop
     it halfway through the body, -2: after a stream's first event), then real replies of
-    ``script``; keeps each request's headers."""
+    ``script`` (or of ``tools``, for an agent with tools); keeps each request's headers."""
 
     statuses: list[int] = field(default_factory=list)
     echo_key: bool = False
     script: Script = SCRIPT
+    tools: ToolScript | None = None
     headers: list[dict[str, str]] = field(default_factory=list)
     peers: list[object] = field(default_factory=list)
     bodies: list[bytes] = field(default_factory=list)
@@ -184,7 +198,7 @@ class Vendor:
                 return web.json_response(error, status=status, headers={"retry-after": "0"})
             call = identify(request.path, request.query, body)
             assert call is not None
-            reply = scripted_answer(self.script, call, body, len(self.headers))
+            reply = scripted_answer(self.script, call, body, len(self.headers), self.tools)
             response = web.StreamResponse(status=reply.status, headers=reply.headers)
             await response.prepare(request)
             async for chunk in reply.chunks:

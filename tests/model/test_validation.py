@@ -180,9 +180,9 @@ def test_templates_use_known_bare_placeholders_only() -> None:
 
 
 def test_every_backend_fills_registry_placeholders_only() -> None:
-    from recon.sandbox.docker import CONTAINER_PATHS
+    from recon.sandbox.docker import container_placeholders
 
-    assert set(CONTAINER_PATHS) == set(PLACEHOLDERS)
+    assert set(container_placeholders(60)) == set(PLACEHOLDERS)
 
 
 def _entry(change: dict[str, Any], path: Path = ENTRY) -> dict[str, Any]:

@@ -6,14 +6,12 @@ object, and the same on a Ray worker as in process. The entry is test-only
 
 from __future__ import annotations
 
-import base64
 import json
 import shutil
 import ssl
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import pytest
 import yaml
@@ -35,6 +33,7 @@ from tests.conftest import copy_project, doit, doit_env
 from tests.gateway.conftest import (  # noqa: F401 (test_ca and server_tls: fixtures)
     CertAuthority,
     Vendor,
+    key_forms,
     server_tls,
     test_ca,
     vendor_api,
@@ -265,17 +264,6 @@ CANARY = b"sk-ant-canary+5e/7c=d41f9b0a"
 URL-encoded and base64 forms differ from it."""
 
 
-def _forms(key: bytes) -> set[bytes]:
-    """``key`` as it could be written down: raw, URL-encoded, and base64 (standard and URL
-    alphabets, at each of the three alignments inside a longer encoded run)."""
-    found = {key, quote(key, safe="").encode()}
-    for pad in range(3):
-        encoded = base64.b64encode(b"\0" * pad + key)
-        middle = encoded[-(-8 * pad // 6) : 8 * (pad + len(key)) // 6]
-        found |= {middle, middle.replace(b"+", b"-").replace(b"/", b"_")}
-    return found
-
-
 def _files(*roots: Path) -> Iterator[Path]:
     for root in roots:
         yield from (p for p in root.rglob("*") if p.is_file() and not p.is_symlink())
@@ -305,7 +293,7 @@ def test_a_canary_key_is_in_no_byte_of_the_release(
     case = "html5-boilerplate"  # the cheapest case to render and grade
     project = _project(tmp_path, case, _anthropic)
     script = CaseScripts.from_answers(project / "entries" / ANSWERS, KIND)
-    assert not any(form in p.read_bytes() for p in _files(project) for form in _forms(CANARY))
+    assert not any(form in p.read_bytes() for p in _files(project) for form in key_forms(CANARY))
     with vendor_api(Vendor(script=script), server_tls) as vendor:
         monkeypatch.setenv("ANTHROPIC_API_KEY", CANARY.decode())
         monkeypatch.setenv("RECON_ANTHROPIC_BASE_URL", f"https://127.0.0.1:{vendor.port}")
@@ -336,5 +324,5 @@ def test_a_canary_key_is_in_no_byte_of_the_release(
     scanned = list(_files(project / "store", project / "releases", built))
     assert any(p.name == "index.html" for p in scanned if "site" in p.parts)
     assert len(scanned) > 50
-    found = [(p, f) for p in scanned for f in _forms(CANARY) if f in p.read_bytes()]
+    found = [(p, f) for p in scanned for f in key_forms(CANARY) if f in p.read_bytes()]
     assert not found

@@ -52,6 +52,7 @@ from requests.exceptions import RequestException
 
 from recon.agents import CommandAdapter, not_started
 from recon.agents.gateway import gateway_plan, uses_gateway
+from recon.agents.scripted import SCRIPTED
 from recon.errors import HarnessError, ReconError
 from recon.gateway.turns import reply
 from recon.model import AttemptRecord, Egress, Entry, ModelUse, Ref, RunRecord
@@ -59,9 +60,9 @@ from recon.model.gateway import Recording
 from recon.pipeline.keys import cell_key
 from recon.pipeline.kinds._base import Produced, blob, tree
 from recon.sandbox import (
-    CONTAINER_PATHS,
     AttemptRun,
     DockerRun,
+    container_placeholders,
     default_recipe,
     ensure_image,
     entry_mount,
@@ -260,11 +261,11 @@ def _start(
     replay: Recording | None,
 ) -> AttemptRun:
     # Credentials first: missing ones are the harness's failure, before anything starts
-    # (a replay needs none: the recording answers, the sandbox gets the token; nor does the
-    # scripted model behind the gateway, which takes no key).
-    keyless = replay is not None or (uses_gateway(entry) and entry.model.provider == "scripted")
+    # (a replay needs none: the recording answers, the sandbox gets the token).
+    # Through the gateway the scripted model takes no key: its credentials get the token.
     missing = CommandAdapter(entry.agent).credentials_reason(entry.id, environ)
-    if missing is not None and not keyless:
+    scripted = uses_gateway(entry) and entry.model.provider == SCRIPTED
+    if missing is not None and replay is None and not scripted:
         return not_started(missing)
     loaded = rt.project.cases[cell.params["case"]]
     protocol = rt.project.release(cell.context["release"]).protocol
@@ -299,7 +300,8 @@ def _docker(
     except HarnessError:
         tag = default_recipe().tag  # run_docker reports the engine or image as missing
     adapter = CommandAdapter(entry.agent)
-    agent = adapter.prepare(CONTAINER_PATHS, environ)
+    limit = min(time_limit_s, entry.budget.wall_s)
+    agent = adapter.prepare(container_placeholders(limit), environ)
     gateway = (
         gateway_plan(entry, rt.project.entries_dir, environ, replay, rt.project.live)
         if uses_gateway(entry)

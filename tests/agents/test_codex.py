@@ -31,6 +31,7 @@ from recon.gateway.protocols import Call
 from recon.gateway.sse import SseParser
 from recon.gateway.turns import reply
 from recon.gateway.upstream import scripted_answer
+from recon.sandbox import ImageRecipe
 from tests.agents.test_tool_script import _drain, _NoText, _tree
 
 REPO = Path(__file__).resolve().parents[2]
@@ -197,8 +198,14 @@ def test_the_scripted_entry_is_the_live_one_but_for_the_model() -> None:
     live = yaml.safe_load((REPO / "entries" / "codex-cli.yaml").read_text())
     scripted = yaml.safe_load((REPO / "entries" / "codex-scripted.yaml").read_text())
     assert scripted["model"]["provider"] == "scripted" and live["model"]["provider"] == "openai"
+    # the model each asks for: the entry's own
+    assert live["agent"]["set_env"].pop("CODEX_MODEL") == live["model"]["name"]
+    assert scripted["agent"]["set_env"].pop("CODEX_MODEL") == scripted["model"]["name"]
     files = scripted["agent"].pop("files")
     assert files == ["scripted/answers/*/brief-title.txt", "scripted/answers/*/faithful/"]
-    assert scripted["agent"] == live["agent"]  # one install, one command, one credential name
+    # one install (the image's npm agent), one command template, one credential variable
+    assert scripted["agent"] == live["agent"] and live["agent"]["credentials"] == ["OPENAI_API_KEY"]
+    assert ("codex", "@openai/codex@0.171.0", "codex") in ImageRecipe().npm_agents
+    assert live["agent"]["version"] == "0.171.0" and "install" not in live["agent"]
     differ = {k for k in live if live[k] != scripted[k]}
     assert differ == {"id", "model"}

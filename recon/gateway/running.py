@@ -55,6 +55,13 @@ class RunningGateway:
         return self._run(lambda: self._attempt.outcome)
 
 
+SHUTDOWN_S = 2.0
+"""How long a stopping server waits for calls still in flight before cancelling them. It
+stops once its attempt's agent is gone: a call still waiting then (an upstream that never
+answered) serves nobody. aiohttp's default, 60 s, is as long as the loop thread is waited
+for, so such a call made the stop itself time out (a harness failure, not the timeout)."""
+
+
 def _in(loop: asyncio.AbstractEventLoop, work: Coroutine[Any, Any, T]) -> T:
     future: Future[T] = asyncio.run_coroutine_threadsafe(work, loop)
     return future.result(timeout=60)
@@ -63,7 +70,9 @@ def _in(loop: asyncio.AbstractEventLoop, work: Coroutine[Any, Any, T]) -> T:
 async def _start(
     application: web.Application, socket: Path | None, tcp: bool
 ) -> tuple[web.AppRunner, int | None]:
-    runner = web.AppRunner(application, access_log=None, keepalive_timeout=75)
+    runner = web.AppRunner(
+        application, access_log=None, keepalive_timeout=75, shutdown_timeout=SHUTDOWN_S
+    )
     await runner.setup()
     if socket is not None:
         await web.UnixSite(runner, str(socket)).start()
@@ -121,6 +130,11 @@ def serving(
 async def _stop(runner: web.AppRunner, closing: Callable[[], Awaitable[None]]) -> None:
     await runner.cleanup()
     await closing()
+    # Calls still waiting after the grace (the loop is this server's own): cancelled.
+    left = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    for task in left:
+        task.cancel()
+    await asyncio.gather(*left, return_exceptions=True)
 
 
 @contextmanager

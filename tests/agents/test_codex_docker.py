@@ -24,13 +24,13 @@ from recon.agents.tool_script import ToolScripts
 from recon.gateway import GatewayConfig, ScriptedUpstream, load_prices, prices_digest
 from recon.gateway.failures import RetryPolicy
 from recon.gateway.upstream import Dropped, Outgoing, Reply, json_reply
-from recon.model import AttemptRecord, Budget, Entry, Pointer, load_yaml
+from recon.model import AttemptRecord, Budget, BuildStep, Entry, Pointer, load_yaml
 from recon.model.gateway import Recording
 from recon.sandbox import DockerRun, ImageBuild, container_placeholders, run_docker
 from tests.agents.test_codex import REPO
 from tests.conftest import copy_project
 from tests.pipeline.test_gateway_attempt import KEYS, _build_all, _no_key_anywhere
-from tests.sandbox.conftest import CREATED, NO_BUILD, engine, image  # noqa: F401 (fixtures)
+from tests.sandbox.conftest import CREATED, engine, image  # noqa: F401 (fixtures)
 
 ENTRY = load_yaml(Entry, REPO / "entries" / "codex-scripted.yaml")
 CASES = ["html5-boilerplate", "todomvc"]
@@ -40,6 +40,7 @@ HEADLESS = [
     "-c check_for_update_on_startup=false",
 ]
 TELEMETRY = {"github.com:443", "api.github.com:443", "chatgpt.com:443", "ab.chatgpt.com:443"}
+SITE = BuildStep(command=[], output="site")  # the page as written, no build command
 FAST = RetryPolicy(tries=2, base_s=0.05, cap_s=0.1)
 
 
@@ -154,7 +155,7 @@ def _run(
         assert command != agent.command
     gateway = plan_of(config, ENTRY.agent.gateway, list(ENTRY.agent.credentials))
     run = run_docker(
-        workspace, command, budget, 300, image.tag, build=NO_BUILD, out=tmp_path / "out",
+        workspace, command, budget, 300, image.tag, build=SITE, out=tmp_path / "out",
         env=agent.env, client=engine, gateway=gateway,
     )  # fmt: skip
     if run.container_id:

@@ -56,10 +56,6 @@ class RunningGateway:
 
 
 SHUTDOWN_S = 2.0
-"""How long a stopping server waits for calls still in flight before cancelling them. It
-stops once its attempt's agent is gone: a call still waiting then (an upstream that never
-answered) serves nobody. aiohttp's default, 60 s, is as long as the loop thread is waited
-for, so such a call made the stop itself time out (a harness failure, not the timeout)."""
 
 
 def _in(loop: asyncio.AbstractEventLoop, work: Coroutine[Any, Any, T]) -> T:
@@ -70,6 +66,8 @@ def _in(loop: asyncio.AbstractEventLoop, work: Coroutine[Any, Any, T]) -> T:
 async def _start(
     application: web.Application, socket: Path | None, tcp: bool
 ) -> tuple[web.AppRunner, int | None]:
+    # On stop, a call still in flight (an upstream that never answers, the agent already
+    # stopped) is cancelled after SHUTDOWN_S, well inside ``_in``'s 60 s.
     runner = web.AppRunner(
         application, access_log=None, keepalive_timeout=75, shutdown_timeout=SHUTDOWN_S
     )
@@ -130,9 +128,8 @@ def serving(
 async def _stop(runner: web.AppRunner, closing: Callable[[], Awaitable[None]]) -> None:
     await runner.cleanup()
     await closing()
-    # Calls still waiting after the grace (the loop is this server's own): cancelled.
     left = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
-    for task in left:
+    for task in left:  # handlers past the shutdown timeout: never left pending on a closed loop
         task.cancel()
     await asyncio.gather(*left, return_exceptions=True)
 

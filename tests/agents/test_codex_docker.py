@@ -9,7 +9,6 @@ never answers (a timeout at ``wall_s``), and its telemetry without the headless 
 from __future__ import annotations
 
 import asyncio
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,31 +16,26 @@ import docker
 import pytest
 import yaml
 
-from recon.agents import CommandAdapter
-from recon.agents.gateway import plan_of
 from recon.agents.scripted import ANSWERS, KIND
 from recon.agents.tool_script import ToolScripts
-from recon.gateway import GatewayConfig, ScriptedUpstream, load_prices, prices_digest
-from recon.gateway.failures import RetryPolicy
+from recon.gateway import ScriptedUpstream
 from recon.gateway.upstream import Dropped, Outgoing, Reply, json_reply
-from recon.model import AttemptRecord, Budget, BuildStep, Entry, Pointer, load_yaml
+from recon.model import AttemptRecord, Budget, Pointer
 from recon.model.gateway import Recording
-from recon.sandbox import DockerRun, ImageBuild, container_placeholders, run_docker
+from recon.sandbox import DockerRun, ImageBuild
+from tests.agents.test_claude_code_docker import PROJECT, _attempt, _config
 from tests.agents.test_codex import REPO
 from tests.conftest import copy_project
 from tests.pipeline.test_gateway_attempt import KEYS, _build_all, _no_key_anywhere
 from tests.sandbox.conftest import CREATED, engine, image  # noqa: F401 (fixtures)
 
-ENTRY = load_yaml(Entry, REPO / "entries" / "codex-scripted.yaml")
+ENTRY = PROJECT.entries["codex-scripted"]
 CASES = ["html5-boilerplate", "todomvc"]
-BUDGET = Budget(cpus=1, memory_mb=1024, pids=256, wall_s=120, disk_mb=256, output_mb=8)
 HEADLESS = [
     "-c analytics.enabled=false -c features.plugins=false",
     "-c check_for_update_on_startup=false",
 ]
 TELEMETRY = {"github.com:443", "api.github.com:443", "chatgpt.com:443", "ab.chatgpt.com:443"}
-SITE = BuildStep(command=[], output="site")  # the page as written, no build command
-FAST = RetryPolicy(tries=2, base_s=0.05, cap_s=0.1)
 
 
 def _release(project: Path) -> None:
@@ -134,30 +128,20 @@ def _run(
     image: ImageBuild,  # noqa: F811
     tmp_path: Path,
     plan: dict[int, str],
-    budget: Budget = BUDGET,
+    budget: Budget | None = None,
     headless: bool = True,
 ) -> tuple[DockerRun, Flaky]:
-    """Codex on html5-boilerplate's workspace in one container, its gateway's upstream the
-    scripted model as ``plan`` says."""
-    case = REPO / "cases" / "html5-boilerplate" / "public"
-    workspace = tmp_path / "workspace"
-    shutil.copytree(case / "starter", workspace)
-    shutil.copy2(case / "brief.md", workspace / "brief.md")
+    """Codex on html5-boilerplate in one container (Claude Code's tests' ``_attempt``), its
+    gateway's upstream the scripted model as ``plan`` says."""
     scripts = ToolScripts.from_answers(REPO / "entries" / ANSWERS, KIND)
     upstream = Flaky(ScriptedUpstream(_NoText(), tools=scripts), dict(plan))
-    config = GatewayConfig(
-        upstream=upstream, prices=load_prices(), prices_digest=prices_digest(), retry=FAST
-    )
-    agent = CommandAdapter(ENTRY.agent).prepare(container_placeholders(300), {})
-    command = agent.command
+    agent = ENTRY.agent
     if not headless:
-        command = [part.replace(HEADLESS[0], "").replace(HEADLESS[1], "") for part in command]
+        command = [p.replace(HEADLESS[0], "").replace(HEADLESS[1], "") for p in agent.command]
         assert command != agent.command
-    gateway = plan_of(config, ENTRY.agent.gateway, list(ENTRY.agent.credentials))
-    run = run_docker(
-        workspace, command, budget, 300, image.tag, build=SITE, out=tmp_path / "out",
-        env=agent.env, client=engine, gateway=gateway,
-    )  # fmt: skip
+        agent = agent.model_copy(update={"command": command})
+    entry = ENTRY.model_copy(update={"agent": agent, "budget": budget or ENTRY.budget})
+    run = _attempt(engine, image, tmp_path, entry, config=_config(upstream, tries=2))
     if run.container_id:
         CREATED.append(run.container_id)
     return run, upstream
@@ -200,7 +184,7 @@ def test_a_model_that_never_answers_is_a_timeout_at_wall_s(
     image: ImageBuild,  # noqa: F811
     tmp_path: Path,
 ) -> None:
-    budget = BUDGET.model_copy(update={"wall_s": 20})
+    budget = ENTRY.budget.model_copy(update={"wall_s": 20})
     run, upstream = _run(engine, image, tmp_path, {2: "hang"}, budget=budget)
     assert run.outcome == "timeout", (run.reason, run.logs[-2000:])
     assert "20" in run.reason and upstream.sent == 2

@@ -20,9 +20,12 @@ from recon.agents.tool_script import (
     FINISHED,
     LOOK,
     PATCH_END,
+    Looked,
     ToolScripts,
+    Write,
     command_output,
     patch_command,
+    plan,
 )
 from recon.agents.trace import codex
 from recon.gateway.assemble import assemble
@@ -92,7 +95,7 @@ def _play(case: str, workspace: Path) -> tuple[list[str], str]:
     raise AssertionError("the script never finished")
 
 
-@pytest.mark.parametrize("case", ["html5-boilerplate", "todomvc"])
+@pytest.mark.parametrize("case", sorted(p.name for p in (REPO / "cases").iterdir()))
 def test_the_codex_conversation_writes_the_faithful_answer_byte_for_byte(
     case: str, tmp_path: Path
 ) -> None:
@@ -100,7 +103,12 @@ def test_the_codex_conversation_writes_the_faithful_answer_byte_for_byte(
     answer = REPO / "entries" / ANSWERS / case / KIND
     site = _tree(tmp_path / "ws" / "site")
     assert {k: v for k, v in site.items() if k in _tree(answer)} == _tree(answer)
-    assert done[0] == "sh" and "patch" in done and final == FINISHED
+    assert done[0] == "sh" and final == FINISHED
+    # each file the plan writes with the agent's file tool went in as a patch, the rest by sh
+    starter = REPO / "cases" / case / "public" / "starter"
+    looked = Looked("/w", frozenset(f"site/{n}" for n in _tree(starter / "site")))
+    writes = sum(isinstance(a, Write) for a in plan(_tree(answer), looked))
+    assert done.count("patch") == writes and len(done) == len(plan(_tree(answer), looked)) - 1
 
 
 def test_results_are_the_output_after_codex_header() -> None:

@@ -17,7 +17,7 @@ each:
 An entry without a gateway has only ``agent`` for the three middle columns.
 
     PYTHONPATH=. .venv/bin/python bench/agent_walltime.py [--runs 4] [--case html5-boilerplate] \
-        [--out bench/results/agent_walltime.json]
+        [--entries ENTRY ...] [--out bench/results/agent_walltime.json]
 
 A report, not a test: prints a table, writes JSON, asserts no times.
 """
@@ -74,13 +74,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=4)
     parser.add_argument("--case", default="html5-boilerplate")
+    parser.add_argument("--entries", nargs="+", default=list(ENTRIES), metavar="ENTRY")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "agent_walltime.json")
     args = parser.parse_args()
     project = Project.open(HERE.parent)
     built = ensure_image(client=engine_client())
-    runs: dict[str, list[dict[str, float]]] = {e: [] for e in ENTRIES}
+    runs: dict[str, list[dict[str, float]]] = {e: [] for e in args.entries}
     for _ in range(args.runs):
-        for entry_id in ENTRIES:
+        for entry_id in args.entries:
             with tempfile.TemporaryDirectory(prefix="recon-bench-") as tmp:
                 runs[entry_id].append(one(project, entry_id, args.case, built, Path(tmp)))
     medians: dict[str, dict[str, float]] = {}

@@ -15,6 +15,7 @@ tool keeps its bytes (:func:`writable`); any other through the shell, as
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -173,7 +174,69 @@ class ClaudeCode:
         return ToolReply(action.text)
 
 
-DIALECTS: dict[str, Dialect] = {"claude-code": ClaudeCode()}
+CODEX_TOOL = "exec_command"
+PATCH_END = "RECON_PATCH_EOF"
+"""The heredoc's delimiter: never a line of a patch (each line of one starts with + or ***)."""
+_CODEX_HEADER = re.compile(r"(Chunk ID|Wall time|Original token count|Exit code): |Process exited ")
+
+
+def patch_command(path: str, text: str) -> str:
+    """The ``exec_command`` command adding the file ``path`` that holds ``text`` (which ends
+    in one newline) through Codex's ``apply_patch``."""
+    added = "".join(f"+{line}\n" for line in text.split("\n")[:-1])
+    patch = f"*** Begin Patch\n*** Add File: {path}\n{added}*** End Patch\n"
+    return f"apply_patch <<'{PATCH_END}'\n{patch}{PATCH_END}"
+
+
+def command_output(result: str) -> str:
+    """The command's own output in a Codex tool result (what follows its header's
+    ``Output:`` line), or the whole text when it has no such header."""
+    head, found, rest = result.partition("Output:\n")
+    header = head.splitlines()
+    if found and header and all(_CODEX_HEADER.match(line) for line in header):
+        return rest
+    return result
+
+
+class Codex:
+    """Codex CLI (``codex exec``) over the Responses API. Its shell tool is ``exec_command``
+    (``{"cmd"}``, ``bash -lc`` in the turn's directory; a call named ``shell`` is refused).
+    It offers no ``apply_patch`` function here, but intercepts an ``exec_command`` running
+    ``apply_patch`` with the patch in a heredoc and applies the patch itself (a
+    ``file_change`` event, no shell): a file is written that way. The session ends with a
+    message that calls no tool. Its requests hold developer messages, a user message with
+    the environment context, then the prompt: the task is every user message. A result is a
+    ``function_call_output`` whose text starts with a header (``Chunk ID``, ``Wall time``,
+    the exit code) and ``Output:``: the output alone is the result."""
+
+    def speaks(self, protocol: str, body: Mapping[str, Any]) -> bool:
+        names = {t.get("name") for t in body.get("tools") or [] if isinstance(t, dict)}
+        return protocol == "responses" and CODEX_TOOL in names
+
+    def task(self, body: Mapping[str, Any]) -> str:
+        users = [i for i in _items(body) if i.get("role") == "user"]
+        return "\n".join(_text(i.get("content")) for i in users)
+
+    def results(self, body: Mapping[str, Any]) -> list[str]:
+        outputs = [i for i in _items(body) if i.get("type") == "function_call_output"]
+        return [command_output(_text(i.get("output"))) for i in outputs]
+
+    def render(self, action: Action, step: int, cwd: str) -> ToolReply:
+        ident = f"call_recon_{step:04d}"
+        if isinstance(action, Finish):
+            return ToolReply(action.text)
+        command = (
+            action.command if isinstance(action, Run) else patch_command(action.path, action.text)
+        )
+        return ToolReply("", (ToolCall(ident, CODEX_TOOL, {"cmd": command}),))
+
+
+def _items(body: Mapping[str, Any]) -> list[dict[str, Any]]:
+    found = body.get("input")
+    return [i for i in found if isinstance(i, dict)] if isinstance(found, list) else []
+
+
+DIALECTS: dict[str, Dialect] = {"claude-code": ClaudeCode(), "codex": Codex()}
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,46 @@ def mini_swe_agent(log: bytes, trace_file: bytes) -> Trace:
     )
 
 
+CODEX_TOOLS = ("command_execution", "file_change", "mcp_tool_call", "web_search")
+"""The item types of ``codex exec --json`` that are a tool call of the model's."""
+
+
+def codex(log: bytes, trace_file: bytes) -> Trace:
+    """``codex exec --json``'s events in the log: tool calls are the completed tool items
+    (commands, patches, MCP calls, searches), turns those plus the model's messages (each
+    reply of the model is one or the other), tokens the input and output of every
+    ``turn.completed`` (cached input is part of the input)."""
+    tools = messages = 0
+    tokens: int | None = None
+    for event in _json_lines(log):
+        found = event.get("item")
+        item: dict[str, Any] = found if isinstance(found, dict) else {}
+        if event.get("type") == "item.completed" and item.get("type") in CODEX_TOOLS:
+            tools += 1
+        elif event.get("type") == "item.completed" and item.get("type") == "agent_message":
+            messages += 1
+        elif event.get("type") == "turn.completed" and isinstance(event.get("usage"), dict):
+            usage = event["usage"]
+            counts = [usage.get("input_tokens"), usage.get("output_tokens")]
+            spent = sum(c for c in counts if isinstance(c, int))
+            tokens = spent if tokens is None else tokens + spent
+    return Trace(turns=tools + messages, tool_calls=tools, tokens=tokens)
+
+
+def _json_lines(log: bytes) -> list[dict[str, Any]]:
+    found = []
+    for line in log.splitlines():
+        if not line.startswith(b"{"):
+            continue
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict):
+            found.append(event)
+    return found
+
+
 def _tokens(message: dict[str, Any]) -> int | None:
     usage = ((message.get("extra") or {}).get("response") or {}).get("usage") or {}
     total = usage.get("total_tokens")
@@ -97,4 +137,5 @@ TRACE_PARSERS: dict[str, TraceParser] = {
     "lines": lines,
     "mini-swe-agent": mini_swe_agent,
     "claude-code": claude_code,
+    "codex": codex,
 }

@@ -3,7 +3,8 @@
 A script answers from the task (the first user message) and the turn (how many replies the
 conversation already holds). Each vendor API carries them differently: Anthropic and Chat
 ``messages``, Responses ``input`` items (a reply is an assistant message, a function call
-or reasoning, several in a row being one reply), Gemini ``contents`` (role ``model``).
+or reasoning, several in a row being one reply; a function call's output ends it), Gemini
+``contents`` (role ``model``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 from recon.model.gateway import Protocol
 
 _REPLY_ITEMS = frozenset({"function_call", "reasoning", "custom_tool_call"})
+_RESULT_ITEMS = frozenset({"function_call_output", "custom_tool_call_output"})
 
 
 def chat_view(protocol: Protocol, body: dict[str, Any]) -> dict[str, Any]:
@@ -58,6 +60,8 @@ def _response_items(items: Any) -> list[tuple[str, Any]]:
             continue
         if item.get("role") == "assistant" or item.get("type") in _REPLY_ITEMS:
             found.append(("assistant", item.get("content")))
+        elif item.get("type") in _RESULT_ITEMS:  # ends the reply before it
+            found.append(("tool", item.get("output")))
         elif "role" in item:
             found.append((str(item["role"]), item.get("content")))
     return found

@@ -51,7 +51,10 @@ ToolUse = tuple[str, str, dict[str, Any]]
 def tool_body(
     call: Call, text: str, calls: list[ToolUse], usage: Usage, number: int
 ) -> dict[str, Any]:
-    """The unstreamed response carrying ``text`` and the tool ``calls`` (Anthropic)."""
+    """The unstreamed response carrying ``text`` and the tool ``calls`` (Anthropic,
+    Responses)."""
+    if call.protocol == "responses":
+        return response_tool_body(call, text, calls, usage, number)
     if call.protocol != "anthropic":
         raise ValueError(f"scripted tool replies: no {call.protocol} shape yet")
     message = _anthropic(call, text, usage, number)
@@ -64,7 +67,10 @@ def tool_events(
     call: Call, text: str, calls: list[ToolUse], usage: Usage, number: int
 ) -> list[SseEvent]:
     """The streamed response carrying ``text`` and the tool ``calls``: a text block in two
-    deltas, then each call's input in two ``input_json_delta`` pieces (Anthropic)."""
+    deltas, then each call's input in two ``input_json_delta`` pieces (Anthropic; Responses:
+    :func:`response_tool_events`)."""
+    if call.protocol == "responses":
+        return response_tool_events(call, text, calls, usage, number)
     if call.protocol != "anthropic":
         raise ValueError(f"scripted tool replies: no {call.protocol} shape yet")
     start = _anthropic(call, "", usage.model_copy(update={"output": 1}), number)
@@ -218,6 +224,81 @@ def _response_events(
         _event(kind, {"type": kind, "sequence_number": i, **data})
         for i, (kind, data) in enumerate(found)
     ]
+
+
+def _function_calls(calls: list[ToolUse]) -> list[dict[str, Any]]:
+    """Responses ``function_call`` items: the arguments as JSON text, as the API sends them."""
+    return [
+        {
+            "type": "function_call",
+            "id": f"fc_{ident}",
+            "call_id": ident,
+            "name": name,
+            "arguments": json.dumps(arguments, ensure_ascii=False),
+            "status": "completed",
+        }
+        for ident, name, arguments in calls
+    ]
+
+
+def _response_output(text: str, calls: list[ToolUse], number: int) -> list[dict[str, Any]]:
+    """A reply's output items: the message (when it says something, or calls nothing), then
+    each function call."""
+    said = [_message_item(text, number)] if text or not calls else []
+    return [*said, *_function_calls(calls)]
+
+
+def response_tool_body(
+    call: Call, text: str, calls: list[ToolUse], usage: Usage, number: int
+) -> dict[str, Any]:
+    """The unstreamed Responses reply carrying ``text`` and the function ``calls``."""
+    response = _response(call, text, usage, number, "completed")
+    response["output"] = _response_output(text, calls, number)
+    return response
+
+
+def response_tool_events(
+    call: Call, text: str, calls: list[ToolUse], usage: Usage, number: int
+) -> list[SseEvent]:
+    """The streamed Responses reply: each output item added, its text or arguments in two
+    deltas, done; then ``response.completed`` holding them all."""
+    items = _response_output(text, calls, number)
+    found: list[tuple[str, dict[str, Any]]] = [
+        ("response.created", {"response": _response(call, text, None, number, "in_progress")})
+    ]
+    for index, item in enumerate(items):
+        found += _item_events(index, item)
+    done = _response(call, text, usage, number, "completed")
+    done["output"] = items
+    found.append(("response.completed", {"response": done}))
+    return [
+        _event(kind, {"type": kind, "sequence_number": i, **data})
+        for i, (kind, data) in enumerate(found)
+    ]
+
+
+def _item_events(index: int, item: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    where = {"item_id": item["id"], "output_index": index}
+    if item["type"] == "message":
+        text = item["content"][0]["text"]
+        pending = {**item, "status": "in_progress", "content": []}
+        kind, deltas, final = "response.output_text", _halves(text), {"text": text}
+        where = {**where, "content_index": 0}
+    else:
+        pending = {**item, "status": "in_progress", "arguments": ""}
+        args = item["arguments"]
+        kind, deltas, final = "response.function_call_arguments", _halves(args), {"arguments": args}
+    return [
+        ("response.output_item.added", {"output_index": index, "item": pending}),
+        *[(f"{kind}.delta", {**where, "delta": d}) for d in deltas],
+        (f"{kind}.done", {**where, **final}),
+        ("response.output_item.done", {"output_index": index, "item": item}),
+    ]
+
+
+def _halves(text: str) -> list[str]:
+    half = len(text) // 2
+    return [text[:half], text[half:]]
 
 
 def _completion(call: Call, text: str, usage: Usage, number: int) -> dict[str, Any]:

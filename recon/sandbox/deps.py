@@ -149,18 +149,25 @@ def _fetch_npm(section: dict[str, Any], out: Path) -> None:
     specs = [f"{p['name']}@{p['version']}" for p in wanted]
     if specs:
         _run(["npm", "pack", "--json", "--pack-destination", str(tarballs), *specs], "npm pack")
+    packuments: dict[str, dict[str, Any]] = {}
     for pkg in section["packages"]:
         if _matches(pkg, platform):
             manifest = _manifest_from_tarball(pkg, tarballs)
         else:  # another platform: a manifest npm reads to skip it; no tarball
             manifest = {k: v for k, v in pkg.items() if k in ("name", "version", "os", "cpu")}
             manifest["dist"] = {"integrity": pkg["integrity"], "tarball": _tarball_url(pkg)}
-        packument = {
-            "name": pkg["name"],
-            "dist-tags": {"latest": pkg["version"]},
-            "versions": {pkg["version"]: manifest},
-        }
-        (out / f"{_escape(pkg['name'])}.json").write_text(json.dumps(packument, indent=1))
+        packument = packuments.setdefault(pkg["name"], {"name": pkg["name"], "versions": {}})
+        packument["versions"][pkg["version"]] = manifest
+        # One name may hold several pinned versions: @openai/codex's platform builds are
+        # versions of it (0.171.0-linux-x64), its optional dependencies npm: aliases of them.
+        if "latest" not in packument.get("dist-tags", {}) or not _platform_bound(pkg):
+            packument["dist-tags"] = {"latest": pkg["version"]}
+    for name, packument in packuments.items():
+        (out / f"{_escape(name)}.json").write_text(json.dumps(packument, indent=1))
+
+
+def _platform_bound(pkg: dict[str, Any]) -> bool:
+    return any(k in pkg for k in ("os", "cpu", "libc"))
 
 
 def _tarball_name(pkg: dict[str, Any]) -> str:

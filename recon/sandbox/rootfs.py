@@ -117,6 +117,7 @@ class ImageRecipe:
     # /opt, package spec, bin names put on PATH).
     npm_agents: tuple[tuple[str, str, str], ...] = (
         ("claude-code", "@anthropic-ai/claude-code@2.1.332", "claude"),
+        ("codex", "@openai/codex@0.171.0", "codex"),
     )
     deps: str = field(default_factory=lock_digest)
     changes: tuple[str, ...] = ("ENV LANG=C.UTF-8 TZ=UTC PATH=/usr/local/bin:/usr/bin:/bin",)

@@ -53,6 +53,13 @@ def test_fetched_store_matches_the_lock(store: Path) -> None:
     assert darwin["versions"]["0.21.5"]["os"] == ["darwin"]
     assert not (store / "npm" / "tarballs" / "esbuild-darwin-arm64-0.21.5.tgz").exists()
     assert (store / "npm" / "tarballs" / "esbuild-linux-x64-0.21.5.tgz").is_file()
+    # one name, several pinned versions: Codex's launcher and its platform builds
+    codex = json.loads((store / "npm" / "@openai%2fcodex.json").read_text())
+    assert codex["dist-tags"] == {"latest": "0.171.0"} and len(codex["versions"]) == 7
+    aliased = codex["versions"]["0.171.0"]["optionalDependencies"]["@openai/codex-linux-x64"]
+    assert aliased == "npm:@openai/codex@0.171.0-linux-x64" and aliased[18:] in codex["versions"]
+    fetched = sorted(p.name for p in (store / "npm" / "tarballs").glob("openai-codex-*"))
+    assert fetched == ["openai-codex-0.171.0-linux-x64.tgz", "openai-codex-0.171.0.tgz"]
 
 
 def test_second_fetch_is_a_no_op(store: Path) -> None:

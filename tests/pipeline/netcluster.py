@@ -73,6 +73,7 @@ class Node:
     log: IO[bytes]
     log_path: Path
     browser: int = 0
+    killed: float | None = None  # time.monotonic() of the SIGKILL to its raylet
 
     def pids(self) -> list[int]:
         return _session(self.proc.pid)
@@ -175,6 +176,7 @@ class NetCluster:
         pid = node.raylet()
         assert pid is not None, f"{node.name} has no raylet"
         os.kill(pid, signal.SIGKILL)
+        node.killed = time.monotonic()
         _stop(node.proc)
         self.nodes.remove(node)
 

@@ -242,7 +242,10 @@ def _after_loss(
     else:
         after = "again" if losses <= LOST_LIMIT else "failed"
     rt.progress.lost(cell, resubmitted=after == "again")
-    what = {"again": "retried now", "recorded": "final (protocol.retry)", "failed": "failed"}
+    what = {"again": "retried now", "recorded": "final (protocol.retry)",
+            "failed": f"failed: lost {losses} times, and a cell is submitted again at most "
+                      f"{LOST_LIMIT} times; the build fails, finished cells are kept, and the "
+                      "same command resumes it"}  # fmt: skip
     sys.stderr.write(f"[recon] lost   {cell.id}  {lost}; {what[after]}\n")
     sys.stderr.flush()
     return after

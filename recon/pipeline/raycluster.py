@@ -8,6 +8,9 @@ formal (docker) attempt; a render cell (oracle, capture, probe) one CPU and one
 ``browser``; a grade one CPU. Nodes declare ``docker`` and ``browser`` with
 ``ray start --resources``.
 
+Before joining, the head's address must accept a connection within REACH_S (5 s): one no
+cluster answers on is bad input (exit 2), not a hang in ``ray.init``.
+
 A task never retries on its own (``max_retries=0``): a worker or node lost in the middle
 of a cell comes back as :class:`~recon.pipeline.executor.WorkerLost`, which the
 coordinator records as a harness failure and retries per protocol.
@@ -25,6 +28,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import socket
 import sys
 import threading
 import time
@@ -44,6 +48,9 @@ MiB = 1 << 20
 CUSTOM = ("docker", "browser")
 POLL_S = 5.0
 """A waiting thread looks at the cluster at most this often (less when ``wait_s`` is small)."""
+REACH_S = 5.0
+"""How long the head's address may take to accept a connection before the build is refused
+(``ray.init`` itself retries an address nothing answers on for ever)."""
 
 
 def resources(rt: Runtime, cell: Cell) -> dict[str, Any]:
@@ -81,12 +88,19 @@ class RayExecutor:
         self._ray: Any = None
         self._task: Any = None
         self._offered: dict[str, float] = {}
+        self._refused: ConfigError | None = None
         self._lock = threading.Lock()
 
     def _connect(self, rt: Runtime) -> Any:
         with self._lock:
+            if self._refused is not None:  # said once; every other cell stops with it
+                raise self._refused
             if self._ray is None:
-                self._ray = connect(self.address, str(rt.project.root))
+                try:
+                    self._ray = connect(self.address, str(rt.project.root))
+                except ConfigError as err:
+                    self._refused = err
+                    raise
                 self._offered = dict(self._ray.cluster_resources())
                 self._task = self._ray.remote(max_retries=0)(execute)
             return self._ray
@@ -157,6 +171,7 @@ def connect(address: str, root: str) -> Any:
         raise ConfigError(
             "executor=ray needs the `ray` package: `pip install ray` in this environment"
         ) from None
+    answers(address)
     env = {k: v for k, v in os.environ.items() if k.startswith("RECON_")}
     env["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [os.environ.get("PYTHONPATH")])])
     host = address.rsplit(":", 1)[0]
@@ -179,6 +194,25 @@ def connect(address: str, root: str) -> Any:
     _only_ray_lines()
     sys.stderr.write(f"[recon] executor ray: joined {address}, {_offer(ray)}\n")
     return ray
+
+
+def answers(address: str, timeout: float = REACH_S) -> None:
+    """Refuse, within ``timeout``, a ``host:port`` no cluster answers on (``auto`` and
+    ``ray://`` addresses are Ray's to resolve)."""
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit() or "://" in address:
+        return
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
+            return
+    except OSError as err:
+        why = f"no answer within {timeout:g} s" if isinstance(err, TimeoutError) else (
+            (err.strerror or str(err)).lower())  # fmt: skip
+    raise ConfigError(
+        f"address={address}: no Ray cluster answers there ({why}); start "
+        f"its head with `ray start --head --port={port}`, or give the head's address (see "
+        "README, Scale-out on Ray)"
+    )
 
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from doit.exceptions import TaskFailed, UnmetDependency
 from doit.reporter import ConsoleReporter
 
-from recon.errors import EXIT_NO_RESOURCES, ConfigError, ReconError
+from recon.errors import EXIT_BAD_INPUT, EXIT_NO_RESOURCES, ConfigError, ReconError
 from recon.model import BuildProgress, FailedCell
 from recon.pipeline.progress import Build, Tracker
 from recon.pipeline.waiting import shown
@@ -137,8 +137,10 @@ class CellFailed(TaskFailed):
         return cls(f"{cell}: {err}", err.exit_code)
 
 
-STOP_CODES = (EXIT_NO_RESOURCES,)
-"""The exit codes a failed cell ends the build with, instead of doit's own (1)."""
+STOP_CODES = (EXIT_NO_RESOURCES, EXIT_BAD_INPUT)
+"""The exit codes a failed cell ends the build with, instead of doit's own (1): a cluster
+that cannot run it (75), bad input only found when the cell runs, such as a Ray address no
+cluster answers on (2)."""
 
 
 class _Stdout:
@@ -205,7 +207,9 @@ class ProgressReporter(ConsoleReporter):
             self.failed_cells.append(FailedCell(cell=task.name, error=error_line(fail)))
         if getattr(fail, "exit_code", None) in STOP_CODES:
             self.stop_code = fail.exit_code
-            self.stopped.append(first_line(fail.message, limit=2000))
+            why = first_line(fail.message, limit=2000)
+            if not any(said.endswith(why.split(": ", 1)[-1]) for said in self.stopped):
+                self.stopped.append(why)  # one cell says it, not each that met it
         cell = self.cells.get(task.name)
         if cell is not None:
             self.tracker.failed(cell)

@@ -8,7 +8,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.recon-installed
 ENGINE  = $(PY) -c "import sys; from recon.sandbox.engine import main; sys.exit(main())"
-DEBS   := chromium fonts-dejavu-core fonts-liberation2 docker.io debootstrap
+DEBS   := chromium fonts-dejavu-core fonts-liberation2 docker.io debootstrap iproute2
 
 .PHONY: demo test system venv engine deps lint bench clean-state
 

@@ -19,7 +19,7 @@ demo: system venv deps
 
 test: system venv deps
 	@$(ENGINE) || echo "make test: no docker engine could start; the docker tier will skip and say why"
-	@$(PY) -m pytest -p no:cacheprovider; rc=$$?; \
+	@$(PY) -m pytest -p no:cacheprovider --durations=30; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests; that is a failure"; exit 1; fi; \
 	exit $$rc
 

@@ -62,8 +62,11 @@ def h1_text(shot: Capture) -> str:
     return next(e["text"] for e in shot.dom if e["tag"] == "h1")
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
+    """One browser for the module's tests (each capture opens a fresh context). The tests
+    that launch browsers of their own run before the first that asks for it: the sync API
+    refuses a second browser on a thread that holds one."""
     with open_browser() as b:
         yield b
 

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -70,22 +73,38 @@ def test_every_family_resolves_to_a_pinned_font() -> None:
         f'<p id="p{i}" style="font-family: {stack}">Type iiii WWWW</p>'
         for i, stack in enumerate(STACKS)
     )
-    used = {}
+    with _served(html, 400) as session:
+        fonts = _platform_fonts(session, [f"#p{i}" for i in range(len(STACKS))])
+    used = dict(zip(STACKS, fonts, strict=True))
+    assert used == {stack: [family] for stack, family in STACKS.items()}
+
+
+@contextmanager
+def _served(html: str, width: int) -> Iterator[Any]:
+    """A page serving ``html`` as its index, loaded in a fresh pinned-font browser."""
     with (
         open_browser() as browser,
         open_page(
-            browser, lambda p: html.encode() if p == "index.html" else None, Viewport("s", 400, 600)
+            browser,
+            lambda p: html.encode() if p == "index.html" else None,
+            Viewport("s", width, 600),
         ) as session,
     ):
         load(session, "/", 5000)
-        cdp = session.cdp
-        root = cdp.send("DOM.getDocument")["root"]["nodeId"]
-        cdp.send("CSS.enable")
-        for i, stack in enumerate(STACKS):
-            node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": f"#p{i}"})
-            fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node["nodeId"]})
-            used[stack] = [f["familyName"] for f in fonts["fonts"]]
-    assert used == {stack: [family] for stack, family in STACKS.items()}
+        yield session
+
+
+def _platform_fonts(session: Any, selectors: list[str]) -> list[list[str]]:
+    """The families chromium drew each selector's text with (CDP's platform fonts)."""
+    cdp = session.cdp
+    root = cdp.send("DOM.getDocument")["root"]["nodeId"]
+    cdp.send("CSS.enable")
+    used = []
+    for selector in selectors:
+        node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": selector})
+        fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node["nodeId"]})
+        used.append([f["familyName"] for f in fonts["fonts"]])
+    return used
 
 
 # One line each of Chinese, Japanese (kana and kanji) and Korean, as real pages hold them.
@@ -107,21 +126,9 @@ def test_cjk_text_renders_with_the_pinned_fallback_not_as_boxes() -> None:
         '<p style="font: 64px sans-serif"><span id="a">中</span></p>'
         '<p style="font: 64px sans-serif"><span id="b">文</span></p>'
     )
-    with (
-        open_browser() as browser,
-        open_page(
-            browser, lambda p: html.encode() if p == "index.html" else None, Viewport("s", 600, 600)
-        ) as session,
-    ):
-        load(session, "/", 5000)
-        cdp = session.cdp
-        root = cdp.send("DOM.getDocument")["root"]["nodeId"]
-        cdp.send("CSS.enable")
-        used = {}
-        for lang in CJK_LINES:
-            node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": f"#{lang}"})
-            fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node["nodeId"]})
-            used[lang] = sorted(f["familyName"] for f in fonts["fonts"])
+    with _served(html, 600) as session:
+        fonts = _platform_fonts(session, [f"#{lang}" for lang in CJK_LINES])
+        used = {lang: sorted(f) for lang, f in zip(CJK_LINES, fonts, strict=True)}
         shapes = [
             session.page.locator(f"#{glyph}").screenshot(animations="disabled")
             for glyph in ("a", "b")

@@ -256,16 +256,19 @@ def _build(
     try:
         debs = cache_dir / "debootstrap" / recipe.suite
         debs.mkdir(parents=True, exist_ok=True)
-        _sh(
-            ["debootstrap", f"--variant={recipe.variant}", f"--arch={recipe.arch}",
-             f"--cache-dir={debs}", recipe.suite, str(root), recipe.mirror],
-            "debootstrap",
-        )  # fmt: skip
+        with _lock(debs.parent / f"{recipe.suite}.lock"):
+            _sh(
+                ["debootstrap", f"--variant={recipe.variant}", f"--arch={recipe.arch}",
+                 f"--cache-dir={debs}", recipe.suite, str(root), recipe.mirror],
+                "debootstrap",
+            )  # fmt: skip
         timings["debootstrap"] = _lap(started)
         (root / "etc/apt/sources.list").write_text(recipe.sources())
         archives = cache_dir / "apt" / recipe.suite
         archives.mkdir(parents=True, exist_ok=True)
-        with _mounted(root, archives):
+        # One debootstrap and one apt at a time per shared .deb cache: two images of different
+        # recipes built at once (two projects, two workers) would otherwise race on its lock.
+        with _lock(archives.parent / f"{recipe.suite}.lock"), _mounted(root, archives):
             install = " ".join(sorted(recipe.packages))
             _chroot(root, "apt-get update -qq")
             _chroot(

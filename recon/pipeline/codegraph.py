@@ -36,6 +36,7 @@ import blake3
 
 from recon.errors import HarnessError
 from recon.store.atomic import write_atomic
+from recon.store.disk import DiskFull
 
 ROOT_PACKAGE = "recon"
 SKIP_DIRS = {"__pycache__"}
@@ -352,8 +353,8 @@ def _save_facts(path: Path, rows: dict[str, dict[str, Any]]) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(path, json.dumps(data, sort_keys=True).encode())
-    except OSError:
-        pass  # a cache that cannot be written is read again next time
+    except (OSError, DiskFull):
+        pass  # a cache that cannot be written (a full disk, say) is read again next time
 
 
 def _to_row(module: Module) -> dict[str, Any]:

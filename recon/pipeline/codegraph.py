@@ -24,6 +24,7 @@ import ast
 import functools
 import importlib.metadata
 import json
+import os
 import platform
 import sys
 from collections.abc import Iterable, Iterator
@@ -72,15 +73,19 @@ class CodeGraph:
     keyed by its name and the blake3 of its source, so that a process reads again only the
     modules that changed: parsing all of them was most of the time a small build spent
     deriving its code digests. The file is a cache and nothing else: a missing, damaged or
-    foreign one (another Python, another version of this reader) is read as empty.
+    foreign one (another Python, another version of this reader, other installed
+    distributions) is read as empty. It keeps the installed distributions' import names
+    too: finding them scans every distribution's files.
     """
 
     def __init__(self, root: Path, facts: Path | None = None) -> None:
         self.root = Path(root)
         self.modules: dict[str, Module] = {}
         self.data: list[Path] = []
-        known = _load_facts(facts)
+        self._facts = facts
+        known, self._known_dists = _load_facts(facts)
         seen: dict[str, dict[str, Any]] = {}
+        parsed = False
         for path in sorted(_files(self.root)):
             if path.suffix == ".py":
                 name = _module_name(self.root, path)
@@ -88,12 +93,23 @@ class CodeGraph:
                 key = f"{name} {blake3.blake3(source).hexdigest()}"
                 module = _from_row(name, path, known.get(key))
                 if module is None:
-                    module = _read_module(name, path, source)
+                    module, parsed = _read_module(name, path, source), True
                 self.modules[name] = module
                 seen[key] = _to_row(module)
             self.data.append(path)  # a module may be data too: a script copied elsewhere
-        if facts is not None and seen.keys() != known.keys():
-            _save_facts(facts, seen)
+        self._rows = seen
+        if facts is not None and (parsed or seen.keys() != known.keys()):
+            _save_facts(facts, seen, self._known_dists)
+
+    @cached_property
+    def distributions(self) -> dict[str, list[str]]:
+        """Top-level import name -> the distributions providing it."""
+        if self._known_dists is not None:
+            return self._known_dists
+        found = {k: list(v) for k, v in importlib.metadata.packages_distributions().items()}
+        if self._facts is not None:
+            _save_facts(self._facts, self._rows, found)
+        return found
 
     def closure(self, start: str) -> list[str]:
         """Every module that importing and running ``start`` may execute, sorted."""
@@ -168,7 +184,7 @@ class CodeGraph:
         for name in modules:
             module = self.modules[name]
             for top in module.external:
-                for dist in _distributions().get(top, [top]):
+                for dist in self.distributions.get(top, [top]):
                     facts[dist.lower()] = _version(dist)
             for tool in module.tools:
                 if tool not in tools:
@@ -318,11 +334,6 @@ def _defined(tree: ast.Module) -> set[str]:
 
 
 @functools.cache
-def _distributions() -> dict[str, list[str]]:
-    return dict(importlib.metadata.packages_distributions())
-
-
-@functools.cache
 def _version(dist: str) -> str:
     try:
         return importlib.metadata.version(dist)
@@ -330,26 +341,45 @@ def _version(dist: str) -> str:
         return "not installed"
 
 
+@functools.cache
 def _reader() -> str:
-    """What a cached fact depends on beyond the module's source: this reader and Python."""
+    """What a cached fact depends on beyond the module's source: this reader, Python, and
+    the distributions installed (their metadata folders' names hold name and version)."""
     version = ".".join(map(str, sys.version_info[:2]))
-    return f"{version} {blake3.blake3(Path(__file__).read_bytes()).hexdigest()}"
+    installed = sorted(
+        f"{folder}/{name}"
+        for folder in sys.path
+        if os.path.isdir(folder)
+        for name in os.listdir(folder)
+        if name.endswith((".dist-info", ".egg-info"))
+    )
+    site = blake3.blake3(json.dumps(installed).encode()).hexdigest()
+    return f"{version} {blake3.blake3(Path(__file__).read_bytes()).hexdigest()} {site}"
 
 
-def _load_facts(path: Path | None) -> dict[str, dict[str, Any]]:
+def _load_facts(path: Path | None) -> tuple[dict[str, dict[str, Any]], dict[str, list[str]] | None]:
+    """The cached module rows and distribution names (None: not cached)."""
     if path is None:
-        return {}
+        return {}, None
     try:
         data = json.loads(path.read_bytes())
         if data["reader"] != _reader():
-            return {}
-        return {str(k): v for k, v in data["modules"].items() if isinstance(v, dict)}
+            return {}, None
+        rows = {str(k): v for k, v in data["modules"].items() if isinstance(v, dict)}
+        dists = data.get("distributions")
+        if isinstance(dists, dict):
+            dists = {str(k): [str(d) for d in v] for k, v in dists.items()}
+        return rows, dists if isinstance(dists, dict) else None
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return {}  # absent or damaged: read every module again
+        return {}, None  # absent or damaged: read every module again
 
 
-def _save_facts(path: Path, rows: dict[str, dict[str, Any]]) -> None:
-    data = {"reader": _reader(), "modules": dict(sorted(rows.items()))}
+def _save_facts(
+    path: Path, rows: dict[str, dict[str, Any]], dists: dict[str, list[str]] | None
+) -> None:
+    data: dict[str, Any] = {"reader": _reader(), "modules": dict(sorted(rows.items()))}
+    if dists is not None:
+        data["distributions"] = dists
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(path, json.dumps(data, sort_keys=True).encode())

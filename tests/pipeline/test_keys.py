@@ -264,12 +264,19 @@ def test_a_damaged_or_foreign_facts_file_is_read_as_empty(tmp_path: Path) -> Non
     (pkg / "sub" / "t.py").write_text("import numpy\nT = 'table.csv'\n")
     (pkg / "top.py").write_text("from recon.sub import T\ndef f():\n    from recon import sub\n")
     facts = tmp_path / "codegraph.json"
-    base = CodeGraph(pkg).modules
-    assert CodeGraph(pkg, facts).modules == base
-    rows = json.loads(facts.read_bytes())
-    rows["modules"] = {key: {"imports": 7} for key in rows["modules"]}  # wrong types
-    foreign = {"reader": "3.0 elsewhere", "modules": json.loads(facts.read_bytes())["modules"]}
-    for damage in [b"not json", b"[]", json.dumps(rows).encode(), json.dumps(foreign).encode()]:
+
+    def read(graph: CodeGraph) -> tuple[object, ...]:
+        return graph.modules, graph.toolchain(sorted(graph.modules), {"x": "1"})
+
+    base = read(CodeGraph(pkg))
+    assert base[1]["numpy"] != "not installed"
+    assert read(CodeGraph(pkg, facts)) == base
+    good = json.loads(facts.read_bytes())
+    assert good["distributions"]["numpy"] == ["numpy"]
+    rows = {**good, "modules": {key: {"imports": 7} for key in good["modules"]}}
+    dists = {**good, "distributions": {"numpy": 7}}
+    foreign = {**good, "reader": "3.0 elsewhere"}
+    for damage in [b"not json", b"[]", *(json.dumps(d).encode() for d in (rows, dists, foreign))]:
         facts.write_bytes(damage)
-        assert CodeGraph(pkg, facts).modules == base, damage
-        assert json.loads(facts.read_bytes())["modules"], damage  # written whole again
+        assert read(CodeGraph(pkg, facts)) == base, damage
+        assert json.loads(facts.read_bytes()) == good, damage  # written whole again

@@ -228,9 +228,12 @@ def test_the_module_facts_cache_gives_the_same_digests_and_never_outlives_an_edi
     assert digests(package, CodeGraph(package, facts)) == base  # cold: written
     parsed: list[str] = []
     read = codegraph._read_module
-    monkeypatch.setattr(
-        codegraph, "_read_module", lambda name, *a: parsed.append(name) or read(name, *a)
-    )
+
+    def counted(name: str, path: Path, source: bytes) -> codegraph.Module:
+        parsed.append(name)
+        return read(name, path, source)
+
+    monkeypatch.setattr(codegraph, "_read_module", counted)
     warm = CodeGraph(package, facts)
     assert digests(package, warm) == base  # warm: read, nothing parsed
     assert parsed == []
@@ -265,7 +268,7 @@ def test_a_damaged_or_foreign_facts_file_is_read_as_empty(tmp_path: Path) -> Non
     (pkg / "top.py").write_text("from recon.sub import T\ndef f():\n    from recon import sub\n")
     facts = tmp_path / "codegraph.json"
 
-    def read(graph: CodeGraph) -> tuple[object, ...]:
+    def read(graph: CodeGraph) -> tuple[dict[str, codegraph.Module], dict[str, str]]:
         return graph.modules, graph.toolchain(sorted(graph.modules), {"x": "1"})
 
     base = read(CodeGraph(pkg))

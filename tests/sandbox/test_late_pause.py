@@ -1,6 +1,7 @@
 """The engine's late "paused" flag: containerd's event for a freeze can arrive after
 ``unpause`` returned (the fork-bomb test met it in CI), and an exec in that moment is refused
-with 409 "is paused". The harness waits it out; anything else still fails at once."""
+with 409 "is paused"; and runc's freeze can give up on a busy host ("unable to freeze").
+The harness waits both out; anything else still fails at once."""
 
 from __future__ import annotations
 
@@ -48,6 +49,18 @@ def test_a_pause_that_never_settles_is_the_harnesss_fault() -> None:
     with pytest.raises(Fault, match="stayed paused"):
         _late_pause(engine.exec_create, wait_s=0.2)
     assert engine.calls >= 2
+
+
+def test_a_freeze_runc_gave_up_on_is_tried_again_and_one_that_never_takes_is_a_fault() -> None:
+    unfrozen = _refusal(
+        500,
+        "Cannot pause container abc: OCI runtime pause failed: unable to freeze: unknown",
+    )
+    engine = Engine(2, unfrozen)
+    assert _late_pause(engine.exec_create) == {"Id": "exec-1"}
+    assert engine.calls == 3
+    with pytest.raises(Fault, match="could not be frozen"):
+        _late_pause(Engine(10**9, unfrozen).exec_create, wait_s=0.3)
 
 
 @pytest.mark.parametrize(

@@ -13,6 +13,8 @@ build.
 from __future__ import annotations
 
 import json
+import threading
+from collections import OrderedDict
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -95,11 +97,15 @@ def read_views(store: Store, captures: str, points: list[Point]) -> dict[str, Vi
         ref = files.get(PointFiles.path(pid, name))
         return store.read_bytes(ref.digest) if ref is not None else b""
 
+    def still(pid: str) -> np.ndarray | None:
+        ref = files.get(PointFiles.path(pid, PointFiles.FULL))
+        return decoded(store, ref.digest) if ref is not None else None
+
     views = {}
     for pt in points:
         raw = read(pt.id, PointFiles.RECORD)
         record = PointCapture.model_validate_json(raw) if raw else None
-        image = decode_png(read(pt.id, PointFiles.FULL))
+        image = still(pt.id)
         failure = record.failure if record is not None else "not captured"
         failure = failure or (None if image is not None else "no screenshot")
         views[pt.id] = View(
@@ -121,7 +127,7 @@ def read_probed(store: Store, results: str, checkpoints: str) -> Probed:
     raw = ProbeResults.model_validate(store.read_json(results)).rows()
     shots = {}
     for path, f in tree_files(store, checkpoints).items():
-        image = decode_png(store.read_bytes(f.digest))
+        image = decoded(store, f.digest)
         if image is not None:
             shots[path.removesuffix(".png")] = image
     return Probed(
@@ -153,7 +159,35 @@ def read_evidence(store: Store, bundle: str) -> dict[str, np.ndarray]:
     for path, f in tree_files(store, bundle).items():
         parts = path.split("/")
         if len(parts) == 2 and parts[0] == "evidence" and parts[1].endswith(".png"):
-            image = decode_png(store.read_bytes(f.digest))
+            image = decoded(store, f.digest)
             if image is not None:
                 found[parts[1]] = image
     return found
+
+
+DECODED_BYTES = 256 * 1024 * 1024
+"""How much decoded image one process keeps: every grade cell of a case reads the same
+reference, starter and evidence stills, and decoding them was a tenth of a grading build."""
+
+_decoded: OrderedDict[str, np.ndarray | None] = OrderedDict()
+_decoded_lock = threading.Lock()
+
+
+def decoded(store: Store, digest: str) -> np.ndarray | None:
+    """The PNG stored under ``digest``, decoded (:func:`decode_png`), from the process's
+    cache when another cell decoded it already. Arrays are read-only, so sharing is safe;
+    a digest names its bytes, so it names the image in any store."""
+    with _decoded_lock:
+        if digest in _decoded:
+            _decoded.move_to_end(digest)
+            return _decoded[digest]
+    image = decode_png(store.read_bytes(digest))
+    if image is not None and image.flags.writeable:
+        image.flags.writeable = False
+    with _decoded_lock:
+        _decoded[digest] = image
+        held = sum(i.nbytes for i in _decoded.values() if i is not None)
+        while held > DECODED_BYTES and len(_decoded) > 1:
+            _, old = _decoded.popitem(last=False)
+            held -= old.nbytes if old is not None else 0
+    return image

@@ -18,6 +18,7 @@ serves every test here."""
 from __future__ import annotations
 
 import asyncio
+import json
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -57,10 +58,16 @@ ANSWERS_DIR = PROJECT.entries_dir / ANSWERS
 CASES = ["html5-boilerplate", "todomvc"]
 
 
+def _with(entry: Entry, **agent: Any) -> Entry:
+    """``entry`` with these fields of its agent changed."""
+    return entry.model_copy(update={"agent": entry.agent.model_copy(update=agent)})
+
+
 def _without_env(*names: str) -> Callable[[Entry], Entry]:
     def strip(entry: Entry) -> Entry:
-        kept = {k: v for k, v in entry.agent.set_env.items() if k not in names}
-        return entry.model_copy(update={"agent": entry.agent.model_copy(update={"set_env": kept})})
+        return _with(
+            entry, set_env={k: v for k, v in entry.agent.set_env.items() if k not in names}
+        )
 
     return strip
 
@@ -71,8 +78,7 @@ def _without_words(*words: str) -> Callable[[Entry], Entry]:
         for word in words:
             command = [p.replace(word, "") for p in command]
         assert command != entry.agent.command
-        agent = entry.agent.model_copy(update={"command": command})
-        return entry.model_copy(update={"agent": agent})
+        return _with(entry, command=command)
 
     return strip
 
@@ -97,6 +103,34 @@ def _codex(run: DockerRun, generate: list[Exchange]) -> None:
     assert run.trace.tokens == sum(
         e.usage.input + e.usage.cache_read + e.usage.output for e in generate if e.usage
     )
+
+
+def _gemini_cli(run: DockerRun, generate: list[Exchange]) -> None:
+    assert all(e.stream for e in generate)  # streamGenerateContent?alt=sse, every turn
+    parts = [p for e in generate for c in (e.message or {}).get("candidates") or []
+             for p in (c.get("content") or {}).get("parts") or []]  # fmt: skip
+    tools = [p["functionCall"]["name"] for p in parts if "functionCall" in p]
+    assert tools[0] == "run_shell_command" and "write_file" in tools
+    assert [p.get("text") for p in parts if "text" in p] == [FINISHED]
+    # its own report (--output-format json stats): one request per gateway call, a tool
+    # call per reply but the last, the tokens the gateway metered
+    calls = len(generate)
+    assert (run.trace.turns, run.trace.tool_calls) == (calls, calls - 1)
+    assert run.trace.tokens == sum(
+        e.usage.input + e.usage.cache_read + e.usage.output for e in generate if e.usage
+    )
+
+
+def _gemini_settings(*away: str) -> Callable[[Entry], Entry]:
+    """Gemini CLI's settings file (GEMINI_CLI_SETTINGS) without the sections ``away``."""
+
+    def strip(entry: Entry) -> Entry:
+        settings = json.loads(entry.agent.set_env["GEMINI_CLI_SETTINGS"])
+        assert set(away) <= set(settings)
+        kept = json.dumps({k: v for k, v in settings.items() if k not in away})
+        return _with(entry, set_env={**entry.agent.set_env, "GEMINI_CLI_SETTINGS": kept})
+
+    return strip
 
 
 @dataclass(frozen=True)
@@ -126,6 +160,10 @@ AGENTS = {
         frozenset({"github.com:443", "api.github.com:443", "chatgpt.com:443",
                    "ab.chatgpt.com:443"}),
         _codex,
+    ),
+    "gemini-cli": Agent(
+        "gemini-cli-scripted", "gemini-cli", _gemini_settings("privacy", "telemetry", "general"),
+        frozenset({"play.googleapis.com:443"}), _gemini_cli,
     ),
 }  # fmt: skip
 

@@ -15,13 +15,14 @@ tool keeps its bytes (:func:`writable`); any other through the shell, as
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from recon.agents.model_script import write_commands
+from recon.agents.model_script import DELIMITER, write_commands
 from recon.errors import HarnessError
 
 LOOK = "pwd && head -n 5 brief.md && find site -type f | sort"
@@ -237,6 +238,30 @@ def _items(body: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 GEMINI_TOOLS = ("run_shell_command", "write_file")
+GEMINI_REFUSES = re.compile(r"`|[$<>]\(")
+"""What Gemini CLI's shell tool refuses anywhere in a command, a quoted heredoc included
+("Command injection detected: command substitution syntax"): backticks, ``$(``, ``<(``
+and ``>(``."""
+_HEREDOC = re.compile(rf"cat (>>?) (\S+) <<'{DELIMITER}'\n(.*){DELIMITER}\Z", re.DOTALL)
+
+
+def gemini_command(command: str) -> str:
+    """``command`` as Gemini CLI runs it: a heredoc write whose text holds what its shell
+    tool refuses becomes the same write through ``base64 -d`` (the same bytes)."""
+    if not GEMINI_REFUSES.search(command):
+        return command
+    head, found, rest = (
+        ("", "", command) if command.startswith("cat ") else command.partition("&& ")
+    )
+    match = _HEREDOC.fullmatch(rest)
+    if match is None:
+        return command
+    redirect, target, text = match.groups()
+    encoded = base64.encodebytes(text.encode("utf-8")).decode("ascii")
+    write = f"base64 -d {redirect} {target} <<'{DELIMITER}'\n{encoded}{DELIMITER}"
+    return f"{head}{found}{write}"
+
+
 _GEMINI_SECTION = re.compile(
     r"^(Output|Error|Exit Code|Signal|Background PIDs|Process Group PGID): "
 )
@@ -298,7 +323,9 @@ class Gemini:
         ident = f"gemini_recon_{step:04d}"
         if isinstance(action, Run):
             call = ToolCall(
-                ident, GEMINI_TOOLS[0], {"command": action.command, "description": action.note}
+                ident,
+                GEMINI_TOOLS[0],
+                {"command": gemini_command(action.command), "description": action.note},
             )
             return ToolReply("", (call,))
         if isinstance(action, Write):

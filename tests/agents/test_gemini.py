@@ -13,13 +13,16 @@ from typing import Any
 
 import pytest
 
+from recon.agents.model_script import write_commands
 from recon.agents.scripted import ANSWERS, KIND
 from recon.agents.tool_script import (
     FINISHED,
+    GEMINI_REFUSES,
     LOOK,
     Looked,
     ToolScripts,
     Write,
+    gemini_command,
     plan,
     shell_output,
 )
@@ -67,6 +70,8 @@ def _play(case: str, workspace: Path) -> tuple[list[str], str]:
             return used, said.text
         for call in said.calls:
             used.append(call.name)
+            if call.name == "run_shell_command" and GEMINI_REFUSES.search(call.input["command"]):
+                raise AssertionError(f"Gemini CLI refuses this command: {call.input['command']!r}")
             if call.name == "run_shell_command":
                 proc = subprocess.run(["bash", "-c", call.input["command"]], cwd=workspace,
                                       capture_output=True, text=True, check=True)  # fmt: skip
@@ -112,6 +117,22 @@ def test_a_result_is_the_output_section_of_the_shell_result() -> None:
     assert Looked.parse(shell_output(_wrapped("/w\nsite/i.html"))) == Looked(
         "/w", frozenset({"site/i.html"})
     )
+
+
+@pytest.mark.parametrize("text", ["a `b` && $(c)\n", "x && y <(z)\n\u00e9\n"])
+def test_a_heredoc_gemini_would_refuse_goes_through_base64_with_the_same_bytes(
+    text: str, tmp_path: Path
+) -> None:
+    data = text.encode()
+    (first,) = write_commands("site/a.js", data)
+    for command in (first, first.partition(" && ")[2].replace("cat >", "cat >>")):
+        said = gemini_command(command)
+        assert not GEMINI_REFUSES.search(said) and "base64 -d" in said
+        (tmp_path / "site").mkdir(exist_ok=True)
+        (tmp_path / "site" / "a.js").write_bytes(b"")
+        subprocess.run(["bash", "-c", said], cwd=tmp_path, check=True)
+        assert (tmp_path / "site" / "a.js").read_bytes() == data
+    assert gemini_command("ls -la") == "ls -la"
 
 
 def test_it_answers_gemini_cli_only_and_known_cases_only() -> None:

@@ -15,13 +15,14 @@ tool keeps its bytes (:func:`writable`); any other through the shell, as
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from recon.agents.model_script import write_commands
+from recon.agents.model_script import DELIMITER, write_commands
 from recon.errors import HarnessError
 
 LOOK = "pwd && head -n 5 brief.md && find site -type f | sort"
@@ -236,7 +237,112 @@ def _items(body: Mapping[str, Any]) -> list[dict[str, Any]]:
     return [i for i in found if isinstance(i, dict)] if isinstance(found, list) else []
 
 
-DIALECTS: dict[str, Dialect] = {"claude-code": ClaudeCode(), "codex": Codex()}
+GEMINI_TOOLS = ("run_shell_command", "write_file")
+GEMINI_REFUSES = re.compile(r"`|[$<>]\(")
+"""What Gemini CLI's shell tool refuses anywhere in a command, a quoted heredoc included
+("Command injection detected: command substitution syntax"): backticks, ``$(``, ``<(``
+and ``>(``."""
+_HEREDOC = re.compile(rf"cat (>>?) (\S+) <<'{DELIMITER}'\n(.*){DELIMITER}\Z", re.DOTALL)
+
+
+def gemini_command(command: str) -> str:
+    """``command`` as Gemini CLI runs it: a heredoc write whose text holds what its shell
+    tool refuses becomes the same write through ``base64 -d`` (the same bytes)."""
+    if not GEMINI_REFUSES.search(command):
+        return command
+    head, found, rest = (
+        ("", "", command) if command.startswith("cat ") else command.partition("&& ")
+    )
+    match = _HEREDOC.fullmatch(rest)
+    if match is None:
+        return command
+    redirect, target, text = match.groups()
+    encoded = base64.encodebytes(text.encode("utf-8")).decode("ascii")
+    write = f"base64 -d {redirect} {target} <<'{DELIMITER}'\n{encoded}{DELIMITER}"
+    return f"{head}{found}{write}"
+
+
+_GEMINI_SECTION = re.compile(
+    r"^(Output|Error|Exit Code|Signal|Background PIDs|Process Group PGID): "
+)
+
+
+def shell_output(result: str) -> str:
+    """The command's own output in a Gemini ``run_shell_command`` result: the text of its
+    ``Output:`` section inside ``<untrusted_context>``, or the whole text when it has none."""
+    inner = result.strip()
+    if inner.startswith("<untrusted_context>") and inner.endswith("</untrusted_context>"):
+        inner = inner[len("<untrusted_context>") : -len("</untrusted_context>")].strip("\n")
+    if not inner.startswith("Output: "):
+        return result
+    lines = inner[len("Output: ") :].split("\n")
+    end = next((i for i, line in enumerate(lines) if i and _GEMINI_SECTION.match(line)), None)
+    return "\n".join(lines[:end])
+
+
+class Gemini:
+    """Gemini CLI (``gemini -p``) over the Gemini API (``streamGenerateContent``). Its tools
+    are ``run_shell_command`` (``{"command", "description"}``, ``bash -c`` in the workspace)
+    and ``write_file`` (``{"file_path", "content"}``); a reply with no ``functionCall`` part
+    ends the session. Its first user content is its session context; the prompt follows:
+    the task is the text of every user part that is not a tool result. A result is a
+    ``functionResponse`` part, its ``response.output`` the tool's text (the shell's wrapped
+    in ``<untrusted_context>``, with an ``Output:`` section)."""
+
+    def speaks(self, protocol: str, body: Mapping[str, Any]) -> bool:
+        names = {
+            d.get("name")
+            for t in body.get("tools") or []
+            if isinstance(t, dict)
+            for d in t.get("functionDeclarations") or []
+            if isinstance(d, dict)
+        }
+        return protocol == "gemini" and set(GEMINI_TOOLS) <= names
+
+    def task(self, body: Mapping[str, Any]) -> str:
+        return "\n".join(
+            p["text"]
+            for c in _contents(body)
+            if c.get("role") == "user"
+            for p in c.get("parts") or []
+            if isinstance(p, dict) and isinstance(p.get("text"), str)
+        )
+
+    def results(self, body: Mapping[str, Any]) -> list[str]:
+        found = []
+        for content in _contents(body):
+            for part in content.get("parts") or []:
+                answer = part.get("functionResponse") if isinstance(part, dict) else None
+                if isinstance(answer, dict):
+                    response = answer.get("response")
+                    output = response.get("output") if isinstance(response, dict) else None
+                    found.append(shell_output(output if isinstance(output, str) else ""))
+        return found
+
+    def render(self, action: Action, step: int, cwd: str) -> ToolReply:
+        ident = f"gemini_recon_{step:04d}"
+        if isinstance(action, Run):
+            call = ToolCall(
+                ident,
+                GEMINI_TOOLS[0],
+                {"command": gemini_command(action.command), "description": action.note},
+            )
+            return ToolReply("", (call,))
+        if isinstance(action, Write):
+            file_path = f"{cwd.rstrip('/')}/{action.path}"
+            call = ToolCall(
+                ident, GEMINI_TOOLS[1], {"file_path": file_path, "content": action.text}
+            )
+            return ToolReply("", (call,))
+        return ToolReply(action.text)
+
+
+def _contents(body: Mapping[str, Any]) -> list[dict[str, Any]]:
+    found = body.get("contents")
+    return [c for c in found if isinstance(c, dict)] if isinstance(found, list) else []
+
+
+DIALECTS: dict[str, Dialect] = {"claude-code": ClaudeCode(), "codex": Codex(), "gemini": Gemini()}
 
 
 @dataclass(frozen=True)

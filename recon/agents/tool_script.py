@@ -342,7 +342,80 @@ def _contents(body: Mapping[str, Any]) -> list[dict[str, Any]]:
     return [c for c in found if isinstance(c, dict)] if isinstance(found, list) else []
 
 
-DIALECTS: dict[str, Dialect] = {"claude-code": ClaudeCode(), "codex": Codex(), "gemini": Gemini()}
+AIDER_LISTING = "*file listing*"
+"""A phrase of aider's ``whole`` edit format's system prompt: its requests hold it."""
+AIDER_SAID = "Here is every file of the page, each as a whole *file listing*."
+"""The first line of the scripted model's listing reply (how a later request shows it)."""
+_FENCE = "```"
+
+
+def listing(files: Mapping[str, bytes]) -> str:
+    """The answer ``files`` (path under ``site/`` -> bytes) as aider's ``whole`` edit format:
+    each file's path on a line, then its whole text between fence lines. Aider writes the
+    text between the fences as it is, each line with its line end; a file that does not end
+    in a newline gains one (the closing fence starts a line). A file the format cannot carry
+    (not UTF-8, or a line that starts a fence) is a harness error naming it."""
+    parts = [AIDER_SAID, ""]
+    for rel in sorted(files):
+        try:
+            text = files[rel].decode("utf-8")
+        except UnicodeDecodeError:
+            raise HarnessError(
+                f"aider's whole edit format cannot carry site/{rel}: not UTF-8"
+            ) from None
+        if any(line.startswith(_FENCE) for line in text.splitlines()):
+            raise HarnessError(
+                f"aider's whole edit format cannot carry site/{rel}: a line starts with {_FENCE}"
+            )
+        ended = text if text.endswith("\n") else text + "\n"
+        parts.append(f"site/{rel}\n{_FENCE}\n{ended}{_FENCE}\n")
+    return "\n".join(parts)
+
+
+class Aider:
+    """aider (``--edit-format whole``) over chat completions. It has no tool calls: its tool
+    is its edit format in the reply's text, which it applies itself. The first reply holds
+    every file of the answer as a *file listing* (:func:`listing`); aider writes them and,
+    with its lint and test reflections off, ends ``--message``'s one instruction. A further
+    request (a reflection all the same) gets the final text, which holds no listing. Its
+    requests hold the system prompt, example turns, then the task (the brief, with the
+    format reminded): the task is every user message; the results are the scripted model's
+    own earlier replies."""
+
+    def speaks(self, protocol: str, body: Mapping[str, Any]) -> bool:
+        system = [m for m in _messages(body) if m.get("role") == "system"]
+        return protocol == "chat" and any(AIDER_LISTING in _text(m.get("content")) for m in system)
+
+    def task(self, body: Mapping[str, Any]) -> str:
+        users = [m for m in _messages(body) if m.get("role") == "user"]
+        return "\n".join(_text(m.get("content")) for m in users)
+
+    def results(self, body: Mapping[str, Any]) -> list[str]:
+        said = [_text(m.get("content")) for m in _messages(body) if m.get("role") == "assistant"]
+        return [text for text in said if text.startswith(AIDER_SAID)]
+
+    def answer(self, files: Mapping[str, bytes], body: Mapping[str, Any]) -> ToolReply:
+        return ToolReply(FINISHED if self.results(body) else listing(files))
+
+    def render(self, action: Action, step: int, cwd: str) -> ToolReply:
+        if isinstance(action, Write):
+            return ToolReply(listing({action.path.removeprefix("site/"): action.text.encode()}))
+        if isinstance(action, Finish):
+            return ToolReply(action.text)
+        raise HarnessError("aider runs no command of the model's (its shell needs a yes)")
+
+
+def _messages(body: Mapping[str, Any]) -> list[dict[str, Any]]:
+    found = body.get("messages")
+    return [m for m in found if isinstance(m, dict)] if isinstance(found, list) else []
+
+
+DIALECTS: dict[str, Dialect] = {
+    "claude-code": ClaudeCode(),
+    "codex": Codex(),
+    "gemini": Gemini(),
+    "aider": Aider(),
+}
 
 
 @dataclass(frozen=True)
@@ -381,6 +454,8 @@ class ToolScripts:
         titles = sorted((t for t in self.by_title if t in task), key=len)
         if not titles:
             return None
+        if isinstance(dialect, Aider):
+            return dialect.answer(self.by_title[titles[-1]], body)
         results = dialect.results(body)
         looked = Looked.parse(results[0]) if results else None
         actions = plan(self.by_title[titles[-1]], looked)

@@ -168,10 +168,38 @@ def gemini_stats(log: bytes) -> dict[str, Any] | None:
     return found
 
 
+AIDER_TOKENS = re.compile(r"^Tokens: (?P<counts>[^\n]*?) received\.", re.MULTILINE)
+AIDER_COUNT = re.compile(r"^(\d+(?:\.\d+)?)(k?) (sent|received|cache write|cache hit)$")
+AIDER_EDIT = re.compile(r"^Applied edit to ", re.MULTILINE)
+
+
+def aider(log: bytes, trace_file: bytes) -> Trace:
+    """aider's summary line after each model call (``Tokens: 596 sent, 15 received.``, then
+    ``Cost: ...`` when it knows the model's price): turns are those lines, tool calls the
+    ``Applied edit to FILE`` lines (its edit format is its one tool), tokens the sum of sent
+    and received. Aider rounds a count of 1,000 or more (``2.3k``, ``12k``): so is the sum.
+    Its cost is its own price list's, not the pinned one: not taken."""
+    text = log.decode("utf-8", errors="replace")
+    calls = AIDER_TOKENS.findall(text)
+    tokens = 0
+    for counts in calls:
+        for part in f"{counts} received".split(", "):
+            found = AIDER_COUNT.match(part.strip())
+            if found and found.group(3) in ("sent", "received"):
+                scale = 1000 if found.group(2) else 1
+                tokens += round(float(found.group(1)) * scale)
+    return Trace(
+        turns=len(calls),
+        tool_calls=len(AIDER_EDIT.findall(text)),
+        tokens=tokens if calls else None,
+    )
+
+
 TRACE_PARSERS: dict[str, TraceParser] = {
     "lines": lines,
     "mini-swe-agent": mini_swe_agent,
     "claude-code": claude_code,
     "codex": codex,
     "gemini-cli": gemini_cli,
+    "aider": aider,
 }

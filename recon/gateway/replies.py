@@ -57,6 +57,8 @@ def tool_body(
         return response_tool_body(call, text, calls, usage, number)
     if call.protocol == "gemini":
         return gemini_tool_body(call, text, calls, usage)
+    if call.protocol == "chat" and not calls:  # aider: its edits are in the text
+        return _completion(call, text, usage, number)
     if call.protocol != "anthropic":
         raise ValueError(f"scripted tool replies: no {call.protocol} shape yet")
     message = _anthropic(call, text, usage, number)
@@ -75,6 +77,8 @@ def tool_events(
         return response_tool_events(call, text, calls, usage, number)
     if call.protocol == "gemini":
         return gemini_tool_events(call, text, calls, usage)
+    if call.protocol == "chat" and not calls:
+        return _chat_events(call, _halves(text), usage, number)
     if call.protocol != "anthropic":
         raise ValueError(f"scripted tool replies: no {call.protocol} shape yet")
     start = _anthropic(call, "", usage.model_copy(update={"output": 1}), number)

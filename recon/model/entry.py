@@ -133,7 +133,9 @@ class Agent(Strict):
     env: list[EnvName] = Field(default_factory=list, max_length=64)
     credentials: list[EnvName] = Field(default_factory=list, max_length=64)
     set_env: dict[EnvName, EnvValue] = Field(default_factory=dict, max_length=64)
-    trace: Literal["lines", "mini-swe-agent", "claude-code", "codex", "gemini-cli"] = "lines"
+    trace: Literal["lines", "mini-swe-agent", "claude-code", "codex", "gemini-cli", "aider"] = (
+        "lines"
+    )
     skills: list[RelativePath] = Field(default_factory=list, max_length=1000)
     """The files of ``files`` that are skill or prompt files given to the agent: their
     digest is the entry's skill digest, published in the release JSON."""

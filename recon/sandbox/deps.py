@@ -22,6 +22,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -213,23 +214,42 @@ def _manifest_from_tarball(pkg: dict[str, Any], tarballs: Path) -> dict[str, Any
 # -- wheels --------------------------------------------------------------------------------
 
 
+def wheel_rounds(wheels: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """The pinned wheels in as few rounds as hold each project name once, in order: one
+    pip agent's closure may pin another version of a project another agent's pins (aider
+    pins its own litellm; each agent has its own venv), and ``pip download`` refuses two
+    versions of one name in one requirements file."""
+    rounds: list[list[dict[str, Any]]] = []
+    seen: list[set[str]] = []
+    for wheel in wheels:
+        name = re.sub(r"[-_.]+", "-", str(wheel["name"])).lower()
+        index = next((i for i, names in enumerate(seen) if name not in names), len(rounds))
+        if index == len(rounds):
+            rounds.append([])
+            seen.append(set())
+        rounds[index].append(wheel)
+        seen[index].add(name)
+    return rounds
+
+
 def _fetch_wheels(section: dict[str, Any], out: Path) -> None:
     out.mkdir(parents=True)
     if not section["wheels"]:
         return
-    with tempfile.NamedTemporaryFile("w", suffix=".txt") as req:
-        for wheel in section["wheels"]:
-            req.write(f"{wheel['name']}=={wheel['version']} --hash=sha256:{wheel['sha256']}\n")
-        req.flush()
-        platforms = [arg for p in section["platforms"] for arg in ("--platform", p)]
-        version = section["python"]
-        _run(
-            [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--require-hashes",
-             "--only-binary=:all:", "--python-version", version, "--implementation", "cp",
-             "--abi", f"cp{version.replace('.', '')}", "--abi", "abi3", "--abi", "none",
-             *platforms, "-r", req.name, "-d", str(out)],
-            "pip download",
-        )  # fmt: skip
+    platforms = [arg for p in section["platforms"] for arg in ("--platform", p)]
+    version = section["python"]
+    for batch in wheel_rounds(section["wheels"]):
+        with tempfile.NamedTemporaryFile("w", suffix=".txt") as req:
+            for wheel in batch:
+                req.write(f"{wheel['name']}=={wheel['version']} --hash=sha256:{wheel['sha256']}\n")
+            req.flush()
+            _run(
+                [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--require-hashes",
+                 "--only-binary=:all:", "--python-version", version, "--implementation", "cp",
+                 "--abi", f"cp{version.replace('.', '')}", "--abi", "abi3", "--abi", "none",
+                 *platforms, "-r", req.name, "-d", str(out)],
+                "pip download",
+            )  # fmt: skip
     names = {p.name for p in out.glob("*.whl")}
     missing = [w["file"] for w in section["wheels"] if w["file"] not in names]
     if missing:

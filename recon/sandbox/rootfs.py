@@ -62,7 +62,7 @@ rm -rf /var/lib/apt/lists/* /var/cache/debconf/*-old /var/log/apt /var/log/dpkg.
 WHEELS = "/mnt/recon-wheels"
 AGENT_SETUP = f"""set -e
 python3 -m venv "/opt/$1"
-"/opt/$1/bin/pip" install -q --no-index --find-links {WHEELS} --disable-pip-version-check "$2"
+"/opt/$1/bin/pip" install -q --no-index --find-links {WHEELS} --disable-pip-version-check $2
 for cmd in $3; do ln -sf "/opt/$1/bin/$cmd" "/usr/local/bin/$cmd"; done
 """
 
@@ -116,10 +116,18 @@ class ImageRecipe:
         "python3-venv",
     )
     setup: str = SETUP
-    # Published agent CLIs installed from the offline store's wheels: (venv name, requirement,
-    # commands put on PATH). ``deps`` is the digest of the dependency lock they come from.
+    # Published agent CLIs installed from the offline store's wheels: (venv name,
+    # requirements separated by spaces, commands put on PATH). ``deps`` is the digest of the
+    # dependency lock they come from. The store holds aider's exact pins beside
+    # mini-swe-agent's closure, so mini-swe-agent's pins its closure's litellm and jsonschema
+    # (pip would take aider's newer ones).
     pip_agents: tuple[tuple[str, str, str], ...] = (
-        ("mini-swe-agent", "mini-swe-agent==1.17.2", "mini mini-extra"),
+        (
+            "mini-swe-agent",
+            "mini-swe-agent==1.17.2 litellm==1.77.7 jsonschema==4.25.1",
+            "mini mini-extra",
+        ),
+        ("aider", "aider-chat==0.86.2", "aider"),
     )
     # Published agent CLIs installed with npm from the offline store's registry: (prefix under
     # /opt, package specs (space-separated), bin names put on PATH). A prefix that holds its

@@ -133,17 +133,38 @@ def _gemini_settings(*away: str) -> Callable[[Entry], Entry]:
     return strip
 
 
+def _aider(run: DockerRun, generate: list[Exchange]) -> None:
+    # one streamed call: its reply lists every file (aider's edit format is its tool), aider
+    # applied each and ended --message's one instruction; its own report counts the call
+    # and the edits
+    assert len(generate) == 1 and generate[0].stream
+    edits = run.logs.count(b"Applied edit to site/")
+    assert edits >= 2 and (run.trace.turns, run.trace.tool_calls) == (1, edits)
+
+
+def _aider_without_switches(entry: Entry) -> Entry:
+    """aider without its update check and with litellm's price-map fetch (its analytics
+    switch stays: without it aider asks one install in ten, at random, to opt in, and
+    --yes-always says yes)."""
+    return _without_env("LITELLM_LOCAL_MODEL_COST_MAP")(_without_words("--no-check-update")(entry))
+
+
 @dataclass(frozen=True)
 class Agent:
     """One real agent: its scripted and live entries, how to take its headless switches
     away, the hosts its telemetry then tries (None: some, all on port 443), and the checks
-    only it has (its tools, its own report)."""
+    only it has (its tools, its own report). ``calls`` is the fewest model calls a case
+    takes; ``drop_at`` and ``hang_at`` the call where the model API goes away or stops
+    answering in the trouble tests (aider makes one call a case)."""
 
     scripted: str
     live: str
     strip: Callable[[Entry], Entry]
     telemetry: frozenset[str] | None
     check: Callable[[DockerRun, list[Exchange]], None]
+    calls: int = 2
+    drop_at: int = 3
+    hang_at: int = 2
 
 
 AGENTS = {
@@ -164,6 +185,11 @@ AGENTS = {
     "gemini-cli": Agent(
         "gemini-cli-scripted", "gemini-cli", _gemini_settings("privacy", "telemetry", "general"),
         frozenset({"play.googleapis.com:443"}), _gemini_cli,
+    ),
+    "aider": Agent(
+        "aider-scripted", "aider", _aider_without_switches,
+        frozenset({"pypi.org:443", "raw.githubusercontent.com:443"}), _aider,
+        calls=1, drop_at=1, hang_at=1,
     ),
 }  # fmt: skip
 
@@ -285,7 +311,7 @@ def test_the_agent_writes_the_faithful_answer_through_its_own_tools(
     assert recording is not None and recording.outcome is None
     assert all(e.status == 200 for e in recording.exchanges)
     generate = [e for e in recording.exchanges if e.endpoint == "generate"]
-    assert len(generate) >= 2  # at least one tool call, then the end of the session
+    assert len(generate) >= agent.calls  # its tool calls, then the end of the session
     assert run.trace.tokens is not None and run.trace.tokens > 0
     agent.check(run, generate)
     assert run.egress["refused"] == 0, run.egress  # headless: it tried no host but its gateway
@@ -336,8 +362,9 @@ def test_a_429_is_retried_and_a_model_api_gone_mid_attempt_is_a_harness_failure(
     name: str,
     trouble: str,
 ) -> None:
-    upstream = _flaky({1: "429"} if trouble == "429 then 200" else {3: "drop"})
-    run = _attempt(engine, image, tmp_path, PROJECT.entries[AGENTS[name].scripted],
+    agent = AGENTS[name]
+    upstream = _flaky({1: "429"} if trouble == "429 then 200" else {agent.drop_at: "drop"})
+    run = _attempt(engine, image, tmp_path, PROJECT.entries[agent.scripted],
                    config=_config(upstream))  # fmt: skip
     assert run.gateway is not None
     if trouble == "429 then 200":
@@ -349,7 +376,7 @@ def test_a_429_is_retried_and_a_model_api_gone_mid_attempt_is_a_harness_failure(
     assert run.outcome == "harness_failure", _failed(run)  # the next build retries it
     assert "model API unavailable" in run.reason and "retried per protocol" in run.reason
     assert run.gateway.outcome is not None and run.gateway.outcome.kind == "harness_failure"
-    assert upstream.sent >= 3
+    assert upstream.sent >= agent.drop_at
 
 
 @pytest.mark.docker
@@ -360,12 +387,13 @@ def test_a_model_that_never_answers_is_a_timeout_at_wall_s(
     tmp_path: Path,
     name: str,
 ) -> None:
-    entry = PROJECT.entries[AGENTS[name].scripted]
+    agent = AGENTS[name]
+    entry = PROJECT.entries[agent.scripted]
     entry = entry.model_copy(update={"budget": entry.budget.model_copy(update={"wall_s": 20})})
-    upstream = _flaky({2: "hang"})
+    upstream = _flaky({agent.hang_at: "hang"})
     run = _attempt(engine, image, tmp_path, entry, config=_config(upstream))
     assert run.outcome == "timeout", _failed(run)
-    assert "20" in run.reason and upstream.sent == 2
+    assert "20" in run.reason and upstream.sent == agent.hang_at
     assert run.timings["agent"] >= 20
 
 

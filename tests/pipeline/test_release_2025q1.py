@@ -1,9 +1,9 @@
 """releases/2025q1.yaml, loaded and planned, cheaply (no engine, no browser, no build).
 
 The formal release covers the whole suite on the docker backend; its cells per kind follow
-from its cases, entries and contracts; Claude Code, Codex CLI and Gemini CLI, without
-their keys, are harness failures decided by the attempt kind before anything starts; and
-the aggregation policy, fed the plan's attempts, ranks exactly the entries that can cover
+from its cases, entries and contracts; Claude Code, Codex CLI, Gemini CLI and aider,
+without their keys, are harness failures decided by the attempt kind before anything starts;
+and the aggregation policy, fed the plan's attempts, ranks exactly the entries that can cover
 every case.
 The full build is a command (`doit release:2025q1`, see the README), not part of CI.
 """
@@ -30,9 +30,9 @@ REPO = Path(__file__).resolve().parents[2]
 RELEASE = "2025q1"
 SCRIPTED = ["scripted-faithful-docker", "scripted-flawed-docker", "scripted-starter-docker"]
 RANKED = {*SCRIPTED, "mini-swe-agent-scripted", "claude-code-scripted", "codex-scripted"}
-RANKED |= {"gemini-cli-scripted"}
+RANKED |= {"gemini-cli-scripted", "aider-scripted"}
 NEEDS_KEYS = {"claude-code": "ANTHROPIC_API_KEY", "codex-cli": "OPENAI_API_KEY"}
-NEEDS_KEYS |= {"gemini-cli": "GEMINI_API_KEY"}
+NEEDS_KEYS |= {"gemini-cli": "GEMINI_API_KEY", "aider": "OPENAI_API_KEY"}
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +66,7 @@ def test_its_cells_per_kind(pipeline: Pipeline) -> None:
     kinds = Counter(cell.kind for cell in cells)
     cases = [pipeline.project.cases[c] for c in release.cases]
     attempts = len(release.cases) * len(release.entries) * release.protocol.repeats
-    assert attempts == 100
+    assert attempts == 120
     matrix = sum(len(points(case.contract)) for case in cases)
     assert kinds == {
         "image": 1,  # docker only: no native entry
@@ -101,7 +101,7 @@ def test_missing_keys_are_harness_failures_before_anything_starts(
         assert run.outcome == "harness_failure" and run.output is None
         assert run.reason.startswith(f"harness: credentials missing: {NEEDS_KEYS[entry.id]}")
         assert run.duration_s == 0.0 and run.logs == b""
-    assert sum(c.params["entry"] in NEEDS_KEYS for c in attempts) == 30
+    assert sum(c.params["entry"] in NEEDS_KEYS for c in attempts) == 40
 
 
 def test_the_policy_ranks_the_entries_that_can_cover_every_case(pipeline: Pipeline) -> None:
@@ -114,7 +114,7 @@ def test_the_policy_ranks_the_entries_that_can_cover_every_case(pipeline: Pipeli
     image = digest_json({"image": "docker"})
     totals = {"scripted-faithful-docker": 0.9, "mini-swe-agent-scripted": 0.9}
     totals |= {"claude-code-scripted": 0.9, "codex-scripted": 0.9}
-    totals |= {"gemini-cli-scripted": 0.9}
+    totals |= {"gemini-cli-scripted": 0.9, "aider-scripted": 0.9}
     totals |= {"scripted-flawed-docker": 0.7, "scripted-starter-docker": 0.3}
     graded = []
     for cell in walk([pipeline.roots[RELEASE]]):
@@ -148,5 +148,5 @@ def test_the_policy_ranks_the_entries_that_can_cover_every_case(pipeline: Pipeli
     for entry in result.entries:
         if entry.entry in NEEDS_KEYS:
             assert entry.rank is None and entry.score is None and entry.covered == 0
-    assert result.reliability.overall.by_outcome["harness_failure"] == 30
-    assert result.reliability.overall.by_outcome["valid"] == 70
+    assert result.reliability.overall.by_outcome["harness_failure"] == 40
+    assert result.reliability.overall.by_outcome["valid"] == 80

@@ -40,6 +40,26 @@ def test_lock_pins_exact_versions_with_hashes() -> None:
     assert deps.lock_digest() == deps.lock_digest()  # canonical: names the store folder
 
 
+def test_two_pinned_versions_of_one_project_are_fetched_in_two_rounds() -> None:
+    """aider pins its own litellm beside mini-swe-agent's: pip download refuses two versions
+    of one name in one requirements file, so each round holds a name once."""
+    lock = deps.load_lock()["python"]["wheels"]
+    rounds = deps.wheel_rounds(lock)
+    assert sorted(map(str, (w["file"] for r in rounds for w in r))) == sorted(
+        w["file"] for w in lock
+    )
+    litellm = sorted(w["version"] for w in lock if w["name"] == "litellm")
+    assert litellm == ["1.77.7", "1.81.10"] and len(rounds) == 2
+    for batch in rounds:
+        names = [w["name"].lower().replace("_", "-") for w in batch]
+        assert len(names) == len(set(names))
+    mixed = [
+        {"name": "Typing_Extensions", "version": "1"},
+        {"name": "typing-extensions", "version": "2"},
+    ]
+    assert deps.wheel_rounds(mixed) == [[mixed[0]], [mixed[1]]]  # one project, spelled twice
+
+
 def test_fetched_store_matches_the_lock(store: Path) -> None:
     lock = deps.load_lock()
     assert json.loads((store / "lock.json").read_text()) == lock

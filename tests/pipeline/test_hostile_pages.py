@@ -66,8 +66,12 @@ def test_hostile_pages_cost_only_their_own_points(tmp_path: Path) -> None:
     tables = {entry: grade_table(together, RELEASE, entry, CASE) for entry in HOSTILE}
     points = tables["hostile-tall"]["captures"]
     assert points and all("full-page still clipped to" in f for f in points.values()), points
+    # A heap that keeps growing crashes its renderer at the heap bound; on a busy machine
+    # the page's 3 s script guard can stop it first. Either way only its own points fail.
     crashed = tables["hostile-heap"]["captures"]
-    assert set(crashed.values()) == {page_failure(CRASHED)}, crashed
+    assert crashed and all(
+        f == page_failure(CRASHED) or "page script ran past" in f for f in crashed.values()
+    ), crashed
     assert "page script ran past" in " ".join(tables["hostile-loop"]["captures"].values())
     release = json.loads((together / "releases" / RELEASE / "release.json").read_text())
     assert {e["entry"] for e in release["entries"]} == set(honest) | set(HOSTILE)

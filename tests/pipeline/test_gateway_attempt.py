@@ -89,8 +89,9 @@ def test_the_price_digest_keys_gateway_attempts_only(
     assert gateway.params["prices"] == prices_digest()
     before = {c.id: c.params for c in _attempts(pipeline, "2025q1")}
     gateway = ("claude-code", "claude-code-scripted", "codex-cli", "codex-scripted")
+    gateway += ("gemini-cli", "gemini-cli-scripted", "aider", "aider-scripted")
     on_gateway = {i for i, p in before.items() if p["entry"] in gateway}
-    assert len(on_gateway) == 40 and len(before) == 80
+    assert len(on_gateway) == 80 and len(before) == 120
     for ident, params in before.items():
         assert set(params) == OLD_PARAMS | ({"prices"} if ident in on_gateway else set())
     pipeline.rt.close()

@@ -97,8 +97,9 @@ def _tokens(message: dict[str, Any]) -> int | None:
 def claude_code(log: bytes, trace_file: bytes) -> Trace:
     """Claude Code's result JSON (``--output-format json``, the last JSON object on its
     stdout with ``"type": "result"``): turns are its ``num_turns``, tokens the sum of its
-    ``usage`` counts (input, output, cache reads and writes). It reports no tool calls
-    (``total_cost_usd`` is its own price list's, not the pinned one: not taken)."""
+    ``usage`` counts (input, output, cache reads and writes), its cost its
+    ``total_cost_usd`` (its own price list's, shown beside the gateway's). It reports no tool
+    calls."""
     result = claude_result(log)
     if result is None:
         return Trace()
@@ -110,7 +111,15 @@ def claude_code(log: bytes, trace_file: bytes) -> Trace:
     return Trace(
         turns=turns if isinstance(turns, int) and turns >= 0 else None,
         tokens=sum(known) if known else None,
+        cost_usd=_cost(result.get("total_cost_usd")),
     )
+
+
+def _cost(value: Any) -> float | None:
+    """A reported cost: a finite number of dollars, not below zero."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if 0 <= value < float("inf") else None
 
 
 CLAUDE_USAGE = (
@@ -171,6 +180,7 @@ def gemini_stats(log: bytes) -> dict[str, Any] | None:
 AIDER_TOKENS = re.compile(r"^Tokens: (?P<counts>[^\n]*?) received\.", re.MULTILINE)
 AIDER_COUNT = re.compile(r"^(\d+(?:\.\d+)?)(k?) (sent|received|cache write|cache hit)$")
 AIDER_EDIT = re.compile(r"^Applied edit to ", re.MULTILINE)
+AIDER_COST = re.compile(r"Cost: \$\d+(?:\.\d+)? message, \$(\d+(?:\.\d+)?) session\.")
 
 
 def aider(log: bytes, trace_file: bytes) -> Trace:
@@ -178,7 +188,8 @@ def aider(log: bytes, trace_file: bytes) -> Trace:
     ``Cost: ...`` when it knows the model's price): turns are those lines, tool calls the
     ``Applied edit to FILE`` lines (its edit format is its one tool), tokens the sum of sent
     and received. Aider rounds a count of 1,000 or more (``2.3k``, ``12k``): so is the sum.
-    Its cost is its own price list's, not the pinned one: not taken."""
+    Its cost is the session's total on its last ``Cost:`` line (its own price list's, rounded
+    as it prints it; shown beside the gateway's)."""
     text = log.decode("utf-8", errors="replace")
     calls = AIDER_TOKENS.findall(text)
     tokens = 0
@@ -188,10 +199,12 @@ def aider(log: bytes, trace_file: bytes) -> Trace:
             if found and found.group(3) in ("sent", "received"):
                 scale = 1000 if found.group(2) else 1
                 tokens += round(float(found.group(1)) * scale)
+    costs = AIDER_COST.findall(text)
     return Trace(
         turns=len(calls),
         tool_calls=len(AIDER_EDIT.findall(text)),
         tokens=tokens if calls else None,
+        cost_usd=_cost(float(costs[-1])) if costs else None,
     )
 
 

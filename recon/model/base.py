@@ -42,6 +42,15 @@ class Versioned(Strict):
         return value
 
 
+def omit_none(data: dict[str, Any], *names: str) -> dict[str, Any]:
+    """``data`` without those of ``names`` that are None: a field added to a format later is
+    left out where unknown, so the bytes of what was written before it stay as they were."""
+    for name in names:
+        if data.get(name) is None:
+            data.pop(name, None)
+    return data
+
+
 def _loc(loc: tuple[int | str, ...]) -> str:
     """``a.b[0].c``; a union member's label (``(step)``, ``function-after[…]``) and a
     dict key's ``[key]`` marker are not fields a person wrote, so they are left out."""

@@ -8,7 +8,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
-from recon.model.base import Strict, Versioned
+from recon.model.base import Strict, Versioned, omit_none
 from recon.model.case import Digest
 from recon.model.gateway import Usage
 from recon.model.kinds import CellKind
@@ -24,9 +24,23 @@ class Ref(Strict):
 
 
 class Trace(Strict):
+    """Trace counts of one attempt. ``cost_usd`` is a cost the agent reported itself, at its
+    own price list (the gateway's metered cost, at the pinned prices, is ``ModelUse``'s);
+    left out of the JSON when unknown, so the lines of agents that report none are as
+    they were before it was kept."""
+
     turns: int | None = None
     tool_calls: int | None = None
     tokens: int | None = None
+    cost_usd: float | None = Field(default=None, ge=0)
+
+    @model_serializer(mode="wrap")
+    def _omit_unknown_cost(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        return omit_none(handler(self), "cost_usd")
+
+    def reported(self) -> bool:
+        """Whether the agent reported any count."""
+        return any(v is not None for v in (self.turns, self.tool_calls, self.tokens, self.cost_usd))
 
 
 class Egress(Strict):
@@ -109,10 +123,7 @@ class AttemptRecord(Versioned):
     @model_serializer(mode="wrap")
     def _omit_no_gateway(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         """Left out without a gateway, so that other attempts' records stay as they were."""
-        data: dict[str, Any] = handler(self)
-        if data.get("model_use") is None:
-            data.pop("model_use", None)
-        return data
+        return omit_none(handler(self), "model_use")
 
     def conditions(self) -> dict[str, str | None]:
         """What must equal the release's for the attempt to count (image: the image cell's
@@ -239,7 +250,7 @@ class CellLosses(Strict):
 class RunTrace(Strict):
     """An attempt's trace counts as published: the gateway's (``source: gateway``) for an
     attempt through the model gateway, else the agent's own report; ``agent`` is the
-    agent's own report of a gateway attempt where it differs from the gateway's."""
+    agent's own report of a gateway attempt, where it made one."""
 
     source: Literal["gateway", "agent"]
     counts: Trace

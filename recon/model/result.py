@@ -12,7 +12,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
-from recon.model.base import Strict, Versioned
+from recon.model.base import Strict, Versioned, omit_none
 from recon.model.case import Digest
 from recon.model.entry import Budget, ModelPin, Sandbox
 from recon.model.grading import Dimension
@@ -168,7 +168,8 @@ class AttemptSummary(Strict):
 
     ``trace`` holds the counts of whoever measured them: the gateway's (``model_use``) for
     an attempt through the model gateway, else the agent's own report. ``agent_trace`` is
-    the agent's own report of a gateway attempt where it differs from the gateway's.
+    the agent's own report of a gateway attempt, where it made one (its cost, if it
+    reported one, is at its own price list).
     """
 
     id: str
@@ -192,11 +193,7 @@ class AttemptSummary(Strict):
     @model_serializer(mode="wrap")
     def _omit_no_gateway(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         """Left out without a gateway, so that other attempts' lines stay as they were."""
-        data: dict[str, Any] = handler(self)
-        for name in ("model_use", "agent_trace"):
-            if data.get(name) is None:
-                data.pop(name, None)
-        return data
+        return omit_none(handler(self), "model_use", "agent_trace")
 
     @model_validator(mode="after")
     def _public_terms_only(self) -> AttemptSummary:

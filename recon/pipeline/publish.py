@@ -105,7 +105,7 @@ def run_records(rt: Runtime, root: Cell) -> dict[str, tuple[str, RunRecord]]:
 
 def run_traces(result: ReleaseResult) -> dict[str, RunTrace]:
     """Each attempt's trace counts as the release JSON publishes them (the gateway's, for an
-    attempt through the model gateway, with the agent's own report where it differs)."""
+    attempt through the model gateway, with the agent's own report where it made one)."""
     return {
         a.id: RunTrace(
             source="agent" if a.model_use is None else "gateway",

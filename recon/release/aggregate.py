@@ -309,17 +309,12 @@ def _summary(scope: _Scope, attempt: Graded) -> AttemptSummary:
 
 
 def agent_report(rec: AttemptRecord) -> Trace | None:
-    """A gateway attempt's own trace report where it differs from what the gateway metered:
-    a count the agent reported that is not the gateway's (a count it left out is no
-    difference). None: no gateway, or no difference."""
-    if rec.model_use is None:
+    """A gateway attempt's own trace report, shown beside what the gateway metered (the
+    run page marks the counts that differ). None: no gateway, or the agent reported nothing
+    (a scripted or silent agent)."""
+    if rec.model_use is None or not rec.trace.reported():
         return None
-    metered = rec.model_use.trace()
-    for name in ("turns", "tool_calls", "tokens"):
-        own = getattr(rec.trace, name)
-        if own is not None and own != getattr(metered, name):
-            return rec.trace
-    return None
+    return rec.trace
 
 
 def _published(grade: dict[str, Any]) -> dict[str, DimensionSummary]:

@@ -84,7 +84,7 @@ EXPORTED: Mapping[type[BaseModel], tuple[str, ...]] = MappingProxyType(
             "model_use", "agent_trace",
         ),
         DimensionSummary: ("value", "terms"),
-        Trace: ("turns", "tool_calls", "tokens"),
+        Trace: ("turns", "tool_calls", "tokens", "cost_usd"),
         ModelUse: ("calls", "turns", "tool_calls", "tokens", "usage", "cost_usd", "prices"),
         Usage: ("input", "output", "cache_read", "cache_write", "reasoning"),
         Transcript: (

@@ -131,7 +131,10 @@ CLAUDE_RESULT = {
 def test_claude_code_result_json_counts() -> None:
     log = b"starting\n" + json.dumps(CLAUDE_RESULT).encode() + b"\n"
     trace = claude_code(log, b"")
-    assert (trace.turns, trace.tool_calls, trace.tokens) == (5, None, 130)
+    assert (trace.turns, trace.tool_calls, trace.tokens, trace.cost_usd) == (5, None, 130, 0.0123)
+    for cost in (-1, "0.5", True, float("inf")):  # not a cost: left out
+        odd = {**CLAUDE_RESULT, "total_cost_usd": cost}
+        assert claude_code(json.dumps(odd).encode(), b"").cost_usd is None
     assert claude_code(b"no json here\n{not json}\n", b"") == Trace()
     no_usage = {k: v for k, v in CLAUDE_RESULT.items() if k != "usage"}
     assert claude_code(json.dumps(no_usage).encode(), b"").tokens is None

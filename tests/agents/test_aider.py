@@ -149,7 +149,8 @@ Tokens: 596 sent, 15 received.
 site/index.html
 Applied edit to site/index.html
 Applied edit to site/css/style.css
-Tokens: 2.3k sent, 1.0k cache write, 500 cache hit, 12k received. Cost: $0.01 message, $0.02 total.
+Tokens: 2.3k sent, 1.0k cache write, 500 cache hit, 12k received.
+Cost: $0.01 message, $0.02 session.
 """
 
 
@@ -157,6 +158,7 @@ def test_the_aider_trace_counts_summary_lines_and_applied_edits() -> None:
     trace = aider(LOG, b"")
     # 596 + 15 + 2,300 + 12,000: aider's rounded counts; cache counts are part of "sent"
     assert (trace.turns, trace.tool_calls, trace.tokens) == (2, 2, 14911)
+    assert trace.cost_usd == 0.02  # the session's total on the last Cost: line
     assert aider(b"Aider v0.86.2\nno model call\n", b"").model_dump() == {
         "turns": 0, "tool_calls": 0, "tokens": None,
     }  # fmt: skip

@@ -87,26 +87,33 @@ def test_the_record_counts_come_from_the_recording() -> None:
     assert use.trace() == Trace(turns=2, tool_calls=1, tokens=use.tokens)
 
 
-def test_the_agents_report_is_kept_only_where_it_differs() -> None:
+def test_the_agents_report_is_kept_wherever_it_made_one() -> None:
     made = recording()
     use = _model_use(made)
     base: dict[str, Any] = {"entry": "e", "case": "c", "index": 0, "protocol": "p",
                             "backend": "docker", "formal": True, "outcome": "valid",
                             "reason": "ok", "image": digest("image"), "model_use": use}  # fmt: skip
-    agrees = AttemptRecord(**base, trace=Trace(turns=2, tokens=None))  # left out: no difference
-    assert agent_report(agrees) is None
-    differs = AttemptRecord(**base, trace=Trace(turns=2, tokens=5))
-    assert agent_report(differs) == Trace(turns=2, tokens=5)
+    agrees = AttemptRecord(**base, trace=Trace(turns=2, tokens=None))  # shown, though equal
+    assert agent_report(agrees) == Trace(turns=2)
+    differs = AttemptRecord(**base, trace=Trace(turns=2, tokens=5, cost_usd=0.5))
+    assert agent_report(differs) == Trace(turns=2, tokens=5, cost_usd=0.5)
+    silent = AttemptRecord(**base, trace=Trace())  # a scripted agent reports nothing
+    assert agent_report(silent) is None
     no_gateway = AttemptRecord(**(base | {"model_use": None}), trace=Trace(turns=9))
     assert agent_report(no_gateway) is None
+    # an unknown cost is left out of the JSON: the lines of agents without one are unchanged
+    assert "cost_usd" not in agrees.trace.model_dump_json()
+    assert "cost_usd" in differs.trace.model_dump_json()
 
 
 def test_the_run_page_shows_the_gateways_counts_and_the_agents_beside_them() -> None:
     made = recording()
     use = _model_use(made)
-    files = site(made, gateway_attempt(made, Trace(turns=7, tool_calls=None, tokens=41)))
+    own = Trace(turns=7, tool_calls=None, tokens=41, cost_usd=0.0125)
+    files = site(made, gateway_attempt(made, own))
     page = text_of(files["runs/gw-home-0.html"].decode())
     assert "gateway agent's own report" in page
+    assert "cost (USD, pinned prices) $0.003000 $0.012500 " in page
     assert f"turns {use.turns:,} 7 " in page
     assert f"tool calls {use.tool_calls:,} not reported " in page
     assert f"tokens {use.tokens:,} 41 " in page
@@ -119,11 +126,17 @@ def test_the_run_page_shows_the_gateways_counts_and_the_agents_beside_them() -> 
     assert 'href="../transcripts/gw-home-0.html"' in files["runs/gw-home-0.html"].decode()
 
 
-def test_an_agreeing_report_shows_one_column() -> None:
+def test_an_agreeing_report_is_shown_and_no_report_shows_one_column() -> None:
     made = recording()
+    use = _model_use(made)
+    agrees = Trace(turns=use.turns, tool_calls=use.tool_calls, tokens=use.tokens)
+    html = site(made, gateway_attempt(made, agrees))["runs/gw-home-0.html"].decode()
+    assert "gateway agent's own report" in text_of(html) and ' differs"' not in html
+    assert f"turns {use.turns:,} {use.turns:,} " in text_of(html)
+    assert "cost (USD, pinned prices) $0.003000 not reported " in text_of(html)
     files = site(made, gateway_attempt(made, None))  # type: ignore[arg-type]
     page = text_of(files["runs/gw-home-0.html"].decode())
-    assert "the agent's own report, where it made one, does not differ" in page
+    assert "the agent made no report of its own" in page
     assert "agent's own report </th>" not in files["runs/gw-home-0.html"].decode()
 
 

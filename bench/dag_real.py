@@ -124,7 +124,7 @@ def release_inputs(root: Path, release: str) -> tuple[list[str], list[str]]:
     from recon.pipeline.cells import walk
     from recon.pipeline.graph import Graph
     from recon.pipeline.keys import Codes
-    from recon.pipeline.project import Project
+    from recon.project.loader import Project
     from recon.store import StatCache
 
     project = Project.open(root)

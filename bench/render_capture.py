@@ -79,7 +79,7 @@ from playwright.sync_api import Locator as PwLocator
 import recon
 from recon.model import Contract, load_yaml
 from recon.model.interaction import Locator, Offset, Step
-from recon.pipeline.matrix import Point, points
+from recon.project.matrix import Point, points
 from recon.render import ORIGIN, Reader, Viewport, browser_version, capture, open_browser
 
 REPO = Path(__file__).resolve().parent.parent

@@ -15,7 +15,7 @@ from recon.grade import _selectors
 from recon.grade._dom import box_of
 from recon.model.contract import VIEWPORTS
 from recon.model.grading import Region
-from recon.pipeline.project import LoadedCase
+from recon.project.loader import LoadedCase
 from recon.render.snapshot import Element
 
 

@@ -15,8 +15,6 @@ _EXPORTS = {
     "Cell": "recon.pipeline.cells",
     "Runtime": "recon.pipeline.cells",
     "run_cell": "recon.pipeline.cells",
-    "LoadedCase": "recon.pipeline.project",
-    "Project": "recon.pipeline.project",
     "Pipeline": "recon.pipeline.tasks",
     "blake3_checker": "recon.pipeline.checker",
 }

@@ -30,7 +30,7 @@ from recon.pipeline.executor import Computed, Executor, LocalExecutor, WorkerLos
 from recon.pipeline.keys import KIND_MODULES, Codes, cell_key
 from recon.pipeline.kinds._base import Produced
 from recon.pipeline.progress import Progress, Silent
-from recon.pipeline.project import Project
+from recon.project.loader import Project
 from recon.store import (
     ActionCache,
     CorruptObject,

@@ -13,8 +13,8 @@ from recon.model.calibration import path_of as calibration_path
 from recon.model.kinds import BUILD_ONLY
 from recon.pipeline.cells import Cell
 from recon.pipeline.keys import KIND_MODULES, Codes
-from recon.pipeline.matrix import points
-from recon.pipeline.project import LoadedCase, Project
+from recon.project.loader import LoadedCase, Project
+from recon.project.matrix import points
 from recon.release.withdrawals import active_digest
 from recon.release.withdrawals import path_of as withdrawals_path
 from recon.sandbox import default_recipe, native_recipe

@@ -72,7 +72,7 @@ _GUARD = threading.Lock()
 def _runtime(job: CellJob) -> Any:
     from recon.gateway.settings import LiveSettings
     from recon.pipeline.cells import Runtime
-    from recon.pipeline.project import Project
+    from recon.project.loader import Project
 
     ident = (job.root, job.store_root, job.sealed_root, job.verify_reads)
     with _GUARD:

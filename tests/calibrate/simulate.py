@@ -39,8 +39,8 @@ from recon.grade.attempt import grade as grade_attempt
 from recon.model import Judgement
 from recon.model.grading import DIMENSIONS
 from recon.pipeline.kinds.grade import read_evidence, read_probed, read_views
-from recon.pipeline.matrix import points
-from recon.pipeline.project import LoadedCase, Project
+from recon.project.loader import LoadedCase, Project
+from recon.project.matrix import points
 from recon.store import Store
 
 PROTOCOL = "demo-native"

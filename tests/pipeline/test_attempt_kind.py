@@ -13,8 +13,8 @@ from recon.errors import HarnessError
 from recon.model import AttemptRecord, Pointer, Trace
 from recon.pipeline.cells import Cell, run_cell, walk
 from recon.pipeline.kinds import attempt as attempt_kind
-from recon.pipeline.project import Project
 from recon.pipeline.tasks import Pipeline
+from recon.project.loader import Project
 from recon.sandbox import AttemptRun
 from recon.store import DiskFull
 from tests.conftest import copy_project

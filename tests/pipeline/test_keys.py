@@ -52,8 +52,12 @@ TABLE: list[tuple[str, frozenset[str]]] = [
     ("pipeline/kinds/release.py", frozenset({"aggregate"})),
     ("pipeline/kinds/site.py", frozenset({"site"})),
     ("pipeline/kinds/manifest.py", frozenset({"manifest"})),
-    ("pipeline/matrix.py", frozenset({"oracle", "capture", "grade", "site"})),
     ("pipeline/*", frozenset()),  # the runner, keys, graph and doit glue compute no output
+    # the matrix point names what the render kinds capture, the grader reads and the site
+    # shows; the project loader is read by the runner, never imported by a kind
+    ("project/__init__.py", frozenset({"oracle", "capture", "grade", "site"})),
+    ("project/matrix.py", frozenset({"oracle", "capture", "grade", "site"})),
+    ("project/*", frozenset()),
     # the renderer (its fonts too) re-keys every render kind, the grader only grades
     ("render/inspect.py", frozenset()),  # `recon case inspect`: a command, no cell
     ("render/*", RENDER),

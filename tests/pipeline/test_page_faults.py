@@ -17,9 +17,9 @@ from recon.model.captures import PointCapture, PointFiles, ProbeResults
 from recon.pipeline.cells import Cell, walk
 from recon.pipeline.kinds.probe import probe
 from recon.pipeline.kinds.render import capture, oracle
-from recon.pipeline.matrix import Point
-from recon.pipeline.project import Project
 from recon.pipeline.tasks import Pipeline
+from recon.project.loader import Project
+from recon.project.matrix import Point
 from recon.render.pool import page_failure
 from recon.render.session import CRASHED, blank_png
 from recon.store import put_files, tree_files

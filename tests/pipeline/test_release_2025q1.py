@@ -21,8 +21,8 @@ from recon.model import AttemptRecord
 from recon.pipeline import Pipeline
 from recon.pipeline.cells import walk
 from recon.pipeline.kinds.attempt import _run
-from recon.pipeline.matrix import points
-from recon.pipeline.project import Project
+from recon.project.loader import Project
+from recon.project.matrix import points
 from recon.release.aggregate import Conditions, Graded, aggregate
 from recon.store import digest_json
 

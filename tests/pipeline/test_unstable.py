@@ -11,8 +11,8 @@ from recon.model.captures import PointCapture, PointFiles
 from recon.pipeline.cells import Runtime
 from recon.pipeline.kinds.grade import read_views
 from recon.pipeline.kinds.render import capture_set
-from recon.pipeline.matrix import Point
-from recon.pipeline.project import Project
+from recon.project.loader import Project
+from recon.project.matrix import Point
 from recon.store import put_files
 
 pytestmark = pytest.mark.browser

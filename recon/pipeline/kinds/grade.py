@@ -26,7 +26,7 @@ from recon.model import Calibration, Grading, load_yaml
 from recon.model.calibration import path_of as calibration_path
 from recon.model.captures import PointCapture, PointFiles, ProbeResults
 from recon.pipeline.kinds._base import Produced, blob, skipped
-from recon.pipeline.matrix import Point
+from recon.project.matrix import Point
 from recon.store import Store, tree_files
 
 if TYPE_CHECKING:

@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 from recon.errors import HarnessError, PageError
 from recon.model.captures import NetworkRow, PointCapture, PointFiles, Stability
 from recon.pipeline.kinds._base import Produced, skipped, tree
-from recon.pipeline.matrix import Point
+from recon.project.matrix import Point
 from recon.render import Capture
 from recon.render import Stability as Proof
 from recon.render import capture as render_capture

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from recon.errors import ConfigError
 from recon.model.base import shown
 from recon.model.viewport import VIEWPORTS
-from recon.pipeline.project import LoadedCase
+from recon.project.loader import LoadedCase
 
 if TYPE_CHECKING:  # playwright loads only when a reference is rendered
     from playwright.sync_api import Browser

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from recon.grade.stored import read_views
 from recon.model import Viewport
 from recon.model.captures import PointCapture, PointFiles
 from recon.pipeline.cells import Runtime
-from recon.pipeline.kinds.grade import read_views
 from recon.pipeline.kinds.render import capture_set
 from recon.project.loader import Project
 from recon.project.matrix import Point

@@ -11,8 +11,8 @@ import pytest
 from pydantic import ValidationError
 
 from recon.model.entry import Agent
-from recon.pipeline.cells import Runtime
 from recon.pipeline.graph import Graph
+from recon.pipeline.runtime import Runtime
 from recon.project.loader import Project
 from tests.conftest import copy_project, doit_env
 

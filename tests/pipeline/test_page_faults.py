@@ -14,9 +14,9 @@ import pytest
 
 from recon.errors import HarnessError, PageError
 from recon.model.captures import PointCapture, PointFiles, ProbeResults
-from recon.pipeline.cells import Cell, walk
 from recon.pipeline.kinds.probe import probe
 from recon.pipeline.kinds.render import capture, oracle
+from recon.pipeline.runtime import Cell, walk
 from recon.pipeline.tasks import Pipeline
 from recon.project.loader import Project
 from recon.project.matrix import Point

@@ -19,8 +19,8 @@ import pytest
 from recon.agents import CommandAdapter, not_started
 from recon.model import AttemptRecord
 from recon.pipeline import Pipeline
-from recon.pipeline.cells import walk
 from recon.pipeline.kinds.attempt import _run
+from recon.pipeline.runtime import walk
 from recon.project.loader import Project
 from recon.project.matrix import points
 from recon.release.aggregate import Conditions, Graded, aggregate

@@ -24,7 +24,7 @@ from recon.project.matrix import Point
 from recon.store import Store, tree_files
 
 if TYPE_CHECKING:
-    from recon.pipeline.cells import Cell, Runtime
+    from recon.pipeline.runtime import Cell, Runtime
 
 
 def grade(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:

@@ -30,7 +30,7 @@ from recon.render import WorkflowRun, run_checks, run_workflow
 from recon.store import put_files, put_tree, tree_reader
 
 if TYPE_CHECKING:
-    from recon.pipeline.cells import Cell, Runtime
+    from recon.pipeline.runtime import Cell, Runtime
 
 
 def probe_extra(rt: Runtime, cell: Cell) -> dict[str, str]:

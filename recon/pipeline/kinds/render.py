@@ -32,7 +32,7 @@ from recon.render.session import blank_png
 from recon.store import put_files, put_tree, tree_reader
 
 if TYPE_CHECKING:
-    from recon.pipeline.cells import Cell, Runtime
+    from recon.pipeline.runtime import Cell, Runtime
 
 
 def oracle_extra(rt: Runtime, cell: Cell) -> dict[str, str]:

@@ -25,6 +25,7 @@ class Import:
     importer: str
     target: str
     line: int
+    named: bool = True  # the source names the target; False: a package's face leads to it
 
     def __str__(self) -> str:
         return f"{self.importer}:{self.line} -> {self.target}"
@@ -64,10 +65,13 @@ def _faces(root: Path, package: str) -> dict[str, str]:
     return found
 
 
-def _resolve(root: Path, module: str, name: str) -> str | None:
+def _resolve(root: Path, module: str, name: str) -> tuple[str, bool] | None:
+    """The module ``from module import name`` runs beyond ``module``, and whether the
+    source names it (a submodule) or the package's face leads to it."""
     if f"{module}.{name}" in modules(root):
-        return f"{module}.{name}"
-    return _faces(root, module).get(name)
+        return f"{module}.{name}", True
+    found = _faces(root, module).get(name)
+    return None if found is None else (found, False)
 
 
 def _absolute(importer: str, is_package: bool, node: ast.ImportFrom) -> str:
@@ -78,19 +82,19 @@ def _absolute(importer: str, is_package: bool, node: ast.ImportFrom) -> str:
     return ".".join([*anchor, node.module] if node.module else anchor)
 
 
-def _targets(root: Path, importer: str) -> list[tuple[str, int]]:
+def _targets(root: Path, importer: str) -> list[tuple[str, int, bool]]:
     path = modules(root)[importer]
-    found: list[tuple[str, int]] = []
+    found: list[tuple[str, int, bool]] = []
     for node in ast.walk(_tree(path)):
         if isinstance(node, ast.Import):
-            found += [(a.name, node.lineno) for a in node.names]
+            found += [(a.name, node.lineno, True) for a in node.names]
         elif isinstance(node, ast.ImportFrom):
             base = _absolute(importer, path.name == "__init__.py", node)
-            found.append((base, node.lineno))
+            found.append((base, node.lineno, True))
             for alias in node.names:
                 resolved = _resolve(root, base, alias.name)
                 if resolved is not None:
-                    found.append((resolved, node.lineno))
+                    found.append((resolved[0], node.lineno, resolved[1]))
     return found
 
 
@@ -105,9 +109,11 @@ def imports(root: Path = PACKAGE) -> tuple[Import, ...]:
     known = modules(root)
     found: dict[tuple[str, str, int], Import] = {}
     for importer in known:
-        for target, line in _targets(root, importer):
+        for target, line, named in _targets(root, importer):
             if target in known and not _own(importer, target):
-                found.setdefault((importer, target, line), Import(importer, target, line))
+                seen = found.get((importer, target, line))
+                if seen is None or (named and not seen.named):
+                    found[importer, target, line] = Import(importer, target, line, named)
     return tuple(found.values())
 
 

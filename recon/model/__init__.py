@@ -1,5 +1,6 @@
 """recon.model: one pydantic model per file format, each with a schema_version."""
 
+from recon.model._yaml import parse_yaml
 from recon.model.base import Strict, Versioned, describe, load_json, load_yaml, read_yaml, validate
 from recon.model.calibration import Calibration
 from recon.model.captures import PointCapture, ProbeResults
@@ -168,6 +169,7 @@ __all__ = [
     "describe",
     "load_json",
     "load_yaml",
+    "parse_yaml",
     "public_terms",
     "read_yaml",
     "validate",

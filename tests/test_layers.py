@@ -77,7 +77,7 @@ def test_the_reader_sees_every_kind_of_import() -> None:
     edges = {str(edge).split(":")[0] + " -> " + edge.target for edge in imports()}
     assert "recon.pipeline.kinds.attempt -> recon.pipeline.runtime" in edges  # TYPE_CHECKING
     assert "recon.pipeline.cells -> recon.pipeline.kinds.attempt" in edges  # in a function
-    assert "recon.pipeline.runtime -> recon.render" in edges  # in a method
+    assert "recon.pipeline.executor -> recon.pipeline.raycluster" in edges  # in a method
     assert "recon.pipeline.kinds.site -> recon.site.export" in edges  # a lazy export
     assert "recon.pipeline.kinds.site -> recon.pipeline" not in edges  # its own package
 

@@ -63,7 +63,7 @@ def _states(
     """Every route at every viewport and every state at each of its viewports: the
     problems, and the DOM snapshot of the first route's default state per viewport (where
     regions resolve)."""
-    from recon.render import capture
+    from recon.render.capture import capture
 
     where = shown(case.public / "contract.yaml")
     found: list[str] = []

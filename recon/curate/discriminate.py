@@ -165,7 +165,7 @@ def _stills(browser: Browser, read: Reader, route: str, names: list[str]) -> dic
     """The default state's full-page still and DOM snapshot at each named viewport."""
     from recon.grade.attempt import decode_png
     from recon.grade.regional import Still
-    from recon.render import capture
+    from recon.render.capture import capture
 
     stills = {}
     for name in names:

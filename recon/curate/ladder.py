@@ -296,7 +296,7 @@ def _viewport(region: Region) -> Viewport:
 
 def _render(browser: Browser, tree: Tree, region: Region) -> np.ndarray:
     """The full-page still of ``tree`` at the region's viewport, as an RGB array."""
-    from recon.render import capture
+    from recon.render.capture import capture
 
     shot = capture(browser, tree.get, ROUTE, _viewport(region))
     with Image.open(io.BytesIO(shot.full_png)) as img:

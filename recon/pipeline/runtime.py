@@ -177,7 +177,6 @@ class Runtime:
         self.cache = ActionCache(project.store_root)
         self.stat = StatCache(project.store_root / "state" / "stat.sqlite")
         self.codes = Codes(self.stat, facts=project.store_root / "state" / "codegraph.json")
-        self._pool: Any = None
         self._shared: dict[type, Any] = {}
         self._locks: dict[str, threading.RLock] = {}
         self._guard = threading.Lock()
@@ -205,30 +204,24 @@ class Runtime:
 
     def shared(self, make: type[T]) -> T:
         """The run's one ``make()``, made on first use and shared by every cell of the run:
-        the scripted model servers of the attempt kind (:class:`recon.agents.ModelServers`),
-        say. The kind that needs it names it; this module imports no kind's resources."""
+        the browser pool of the render kinds (:class:`recon.render.BrowserPool`), the
+        scripted model servers of the attempt kind (:class:`recon.agents.ModelServers`).
+        The kind that needs one names it, so it is in that kind's code; this module imports
+        no kind's resources. :meth:`close` closes each that has a ``close``."""
         with self._guard:
             if make not in self._shared:
                 self._shared[make] = make()
             found: T = self._shared[make]
             return found
 
-    def render(self, job: Callable[[Any], T]) -> T:
-        """Run ``job(browser)`` on one of the pool's browsers (started on first use; checked
-        before every job, relaunched when dead or hung). A job whose page broke its browser
-        twice raises :class:`~recon.errors.PageError` (:mod:`recon.render.pool`)."""
-        with self._guard:
-            if self._pool is None:
-                from recon.render import BrowserPool
-
-                self._pool = BrowserPool()
-        return self._pool.run(job)
-
     def close(self) -> None:
-        """Close the browsers and flush the stat cache (doit calls this as a teardown)."""
-        if self._pool is not None:
-            self._pool.close()
-            self._pool = None
+        """Close the shared resources (the browsers) and flush the stat cache (doit calls
+        this as a teardown)."""
+        with self._guard:
+            made, self._shared = list(self._shared.values()), {}
+        for resource in made:
+            if callable(getattr(resource, "close", None)):
+                resource.close()
         self.stat.flush()
         self.executor.close()
 

@@ -12,7 +12,16 @@ Names are imported on first use, so a cell kind that needs a matrix point depend
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from recon._lazy import exports
+
+if TYPE_CHECKING:  # the same names, for type checkers: they do not run __getattr__
+    from recon.project.loader import LoadedCase as LoadedCase
+    from recon.project.loader import Project as Project
+    from recon.project.loader import expand_files as expand_files
+    from recon.project.matrix import Point as Point
+    from recon.project.matrix import points as points
 
 _EXPORTS = {
     "LoadedCase": "recon.project.loader",

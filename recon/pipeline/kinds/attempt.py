@@ -67,10 +67,10 @@ from recon.sandbox import (
     ensure_image,
     entry_mount,
     harness_bug,
-    require_deps,
     run_docker,
     run_native,
 )
+from recon.sandbox.deps import require as require_deps
 from recon.store import DiskFull, TreeRefused, checkout_tree, put_tree, space_for
 
 if TYPE_CHECKING:

@@ -38,7 +38,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from recon.pipeline.project import Project  # noqa: E402
+from recon.project.loader import Project  # noqa: E402
 from recon.sandbox import ImageBuild, engine_client, ensure_image  # noqa: E402
 from tests.agents.test_real_agents_docker import _attempt as attempt  # noqa: E402
 

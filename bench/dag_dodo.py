@@ -60,7 +60,7 @@ def _stock_checker() -> str:
 
 
 def _recon_checker() -> Any:
-    """Our checker, with the stat cache where ``recon.pipeline.cells.Runtime`` keeps it."""
+    """Our checker, with the stat cache where ``recon.pipeline.runtime.Runtime`` keeps it."""
     from recon.pipeline.checker import blake3_checker
     from recon.store import StatCache
 

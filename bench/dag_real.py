@@ -121,10 +121,10 @@ def column_copy(base: Path, dest: Path) -> Path:
 def release_inputs(root: Path, release: str) -> tuple[list[str], list[str]]:
     """Every file the release's cells read (their ``file_dep`` besides upstream pointers),
     relative to ``root``; and the release's cases."""
-    from recon.pipeline.cells import walk
     from recon.pipeline.graph import Graph
     from recon.pipeline.keys import Codes
-    from recon.pipeline.project import Project
+    from recon.pipeline.runtime import walk
+    from recon.project.loader import Project
     from recon.store import StatCache
 
     project = Project.open(root)

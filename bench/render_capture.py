@@ -79,8 +79,9 @@ from playwright.sync_api import Locator as PwLocator
 import recon
 from recon.model import Contract, load_yaml
 from recon.model.interaction import Locator, Offset, Step
-from recon.pipeline.matrix import Point, points
-from recon.render import ORIGIN, Reader, Viewport, browser_version, capture, open_browser
+from recon.project.matrix import Point, points
+from recon.render import ORIGIN, Reader, Viewport, browser_version, open_browser
+from recon.render.capture import capture
 
 REPO = Path(__file__).resolve().parent.parent
 CASE = REPO / "cases" / "html5-boilerplate"

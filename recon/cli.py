@@ -14,7 +14,7 @@ from recon.calibrate.commands import register as register_calibrate_commands
 from recon.curate.commands import register as register_case_commands
 from recon.errors import EXIT_BAD_INPUT, ConfigError, ReconError, StoreError
 from recon.pipeline.commands import register as register_build_commands
-from recon.pipeline.project import Project
+from recon.project.loader import Project
 from recon.release.commands import register as register_release_commands
 from recon.site.commands import register as register_site_commands
 from recon.store import ActionCache, Store, StoreGuard, gc, verify
@@ -35,7 +35,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     project = _project(args)
     checked = ""
     if args.render:
-        from recon.pipeline.casecheck import check
+        from recon.curate.casecheck import check
 
         check(list(project.cases.values()))
         checked = (

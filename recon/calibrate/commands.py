@@ -21,7 +21,7 @@ from recon.errors import ConfigError
 from recon.model import Judgement, PageJudgement, PairKey, load_json
 from recon.model.base import shown
 from recon.model.calibration import path_of
-from recon.pipeline.project import Project
+from recon.project.loader import Project
 from recon.store import Store, digest_bytes, write_atomic
 
 Handler = Callable[[argparse.Namespace], int]

@@ -26,8 +26,7 @@ from PIL import Image
 from recon.calibrate.agreement import EPS, RESAMPLES, points, summarise
 from recon.calibrate.renders import Render
 from recon.calibrate.study import ORIGINAL, Pair, Study, name
-from recon.grade import global_visual
-from recon.grade._ssim import mean_ssim
+from recon.grade import global_visual, mean_ssim
 
 Scores = dict[str, float]
 METRICS = ("content", "image", "ssim")

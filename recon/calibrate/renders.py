@@ -135,7 +135,8 @@ def page_reader(html: bytes) -> Callable[[str], bytes | None]:
 
 def browser_shooter(viewport: Viewport) -> AbstractContextManager[Shoot]:
     """One chromium (recon's render boundary) that captures each page at ``/``."""
-    from recon.render import capture, open_browser
+    from recon.render import open_browser
+    from recon.render.capture import capture
 
     @contextmanager
     def opened() -> Iterator[Shoot]:

@@ -15,11 +15,11 @@ from recon.calibrate.regrade import Source
 from recon.calibrate.scores import CALIBRATED
 from recon.errors import ConfigError
 from recon.grade.attempt import Build
+from recon.grade.stored import read_builds, read_probed, read_views
 from recon.model import Calibration, CellRecord, Manifest, load_yaml
 from recon.model.calibration import path_of
-from recon.pipeline.kinds.grade import read_builds, read_probed, read_views
-from recon.pipeline.matrix import points
-from recon.pipeline.project import Project
+from recon.project.loader import Project
+from recon.project.matrix import points
 from recon.store import ActionCache, Store
 
 SHARED = ("oracle.", "reference-probe.", "starter-capture.", "starter-probe.")

@@ -8,7 +8,14 @@ renderer that ``render_evidence`` drives.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from recon._lazy import exports
+
+if TYPE_CHECKING:  # the same names, for type checkers: they do not run __getattr__
+    from recon.curate.bundle import compose_workspace as compose_workspace
+    from recon.curate.bundle import freeze_evidence as freeze_evidence
+    from recon.curate.freeze import render_evidence as render_evidence
 
 _EXPORTS = {
     "compose_workspace": "recon.curate.bundle",

@@ -1,6 +1,6 @@
 """The rendered half of ``recon case validate``: the reference, its evidence and the starter.
 
-- the reference is the fixed point of its grade (:func:`recon.pipeline.casecheck.problems`:
+- the reference is the fixed point of its grade (:func:`recon.curate.casecheck.problems`:
   states, regions, assertions at every viewport, workflows);
 - ``public/evidence/`` is what the reference renders now (every file the evidence command
   would write, byte for byte; rendering is deterministic);
@@ -24,7 +24,7 @@ import numpy as np
 from recon.errors import ConfigError
 from recon.model.base import shown
 from recon.model.viewport import VIEWPORTS, Viewport
-from recon.pipeline.project import LoadedCase
+from recon.project.loader import LoadedCase
 
 if TYPE_CHECKING:  # playwright loads only when cases are rendered
     from playwright.sync_api import Browser
@@ -37,8 +37,8 @@ FIX_DISCRIMINATE = "make the check test what the task changes, or drop `discrimi
 
 def rendered_problems(case: LoadedCase, starter: Path) -> list[str]:
     """Problems seen by rendering the reference and the starter's build ``starter``."""
+    from recon.curate.casecheck import problems
     from recon.curate.freeze import folder_reader
-    from recon.pipeline.casecheck import problems
     from recon.render import open_browser
 
     found = problems(case)
@@ -165,7 +165,7 @@ def _stills(browser: Browser, read: Reader, route: str, names: list[str]) -> dic
     """The default state's full-page still and DOM snapshot at each named viewport."""
     from recon.grade.attempt import decode_png
     from recon.grade.regional import Still
-    from recon.render import capture
+    from recon.render.capture import capture
 
     stills = {}
     for name in names:

@@ -109,7 +109,7 @@ def _still(
     out: Path,
     where: str,
 ) -> Path:
-    from recon.render import capture
+    from recon.render.capture import capture
 
     shot = capture(browser, read, route, vp, steps=steps)
     _refuse_failure(shot.failure, where)

@@ -2,7 +2,7 @@
 
 Prints the accessibility tree of the reference (chromium's computed roles and names,
 :mod:`recon.render.inspect`) at one route and viewport, and, given a region selector
-(the grammar of :mod:`recon.grade._selectors`), every element of the DOM snapshot it
+(the grammar of :mod:`recon.grade.selectors`), every element of the DOM snapshot it
 matches and the one a region would score, or why it matches nothing.
 """
 
@@ -11,11 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from recon.errors import ConfigError
-from recon.grade import _selectors
-from recon.grade._dom import box_of
+from recon.grade import box_of, selectors
 from recon.model.contract import VIEWPORTS
 from recon.model.grading import Region
-from recon.pipeline.project import LoadedCase
+from recon.project.loader import LoadedCase
 from recon.render.snapshot import Element
 
 
@@ -57,11 +56,11 @@ def inspect(
 def matches(selector: str, viewport: str, dom: list[Element]) -> list[str]:
     """What ``selector`` matches in ``dom``, as a region resolves it."""
     region = Region(id="inspect", selector=selector, viewport=viewport)
-    element, count, problem = _selectors.find(region, dom)
-    query = _selectors.parse(selector)
+    element, count, problem = selectors.find(region, dom)
+    query = selectors.parse(selector)
     if element is None or query is None:
         return [f"selector {selector!r}: {problem}"]
-    found = _selectors.select(query, dom)
+    found = selectors.select(query, dom)
     lines = [
         f"selector {selector!r}: {count} element(s) in the DOM snapshot; a region scores "
         f"match {query.nth} (`>> nth=N` picks another)"

@@ -21,7 +21,7 @@ sealed reference by a fixed rule, never tuned per case:
   only an ``<img>`` of the desktop evidence shown.
 
 The *target region* is the grading's heaviest region (the first of equal weights). It
-is resolved by the grader's own selector engine (``recon.grade._selectors``) on a DOM
+is resolved by the grader's own selector engine (``recon.grade.selectors``) on a DOM
 snapshot of the rendered reference at the region's viewport, so the ladder alters the
 very element the grader scores; that element is then named by its structural CSS path
 (``html > body:nth-of-type(1) > ...``), which the injected stylesheet and script use
@@ -56,8 +56,7 @@ from PIL import Image
 
 from recon.curate.pin import Tree, read_tree
 from recon.errors import ConfigError
-from recon.grade import _selectors
-from recon.grade._dom import Box
+from recon.grade import Box, selectors
 from recon.model.grading import Grading, Region
 from recon.model.viewport import VIEWPORTS, Viewport
 
@@ -110,10 +109,10 @@ def resolve_target(browser: Browser, reference: Tree, region: Region) -> Target:
     if region.selector is None:
         raise LadderError(f"region {region.id}: a box region has no element to alter")
     with live_snapshot(browser, reference.get, ROUTE, _viewport(region)) as (dom, locate):
-        element, _, problem = _selectors.find(region, dom)
+        element, _, problem = selectors.find(region, dom)
         if element is None:
             raise LadderError(f"region {region.id}: {problem}")
-        tag, box, before = _selectors.element_of(element, dom)
+        tag, box, before = selectors.element_of(element, dom)
         path = element_path(locate, tag, box, before)
     if path is None:
         raise LadderError(f"region {region.id}: its element is not reachable by a CSS path")
@@ -297,7 +296,7 @@ def _viewport(region: Region) -> Viewport:
 
 def _render(browser: Browser, tree: Tree, region: Region) -> np.ndarray:
     """The full-page still of ``tree`` at the region's viewport, as an RGB array."""
-    from recon.render import capture
+    from recon.render.capture import capture
 
     shot = capture(browser, tree.get, ROUTE, _viewport(region))
     with Image.open(io.BytesIO(shot.full_png)) as img:

@@ -31,7 +31,7 @@ import yaml
 from recon.curate import ladder
 from recon.curate.ladder_order import Break, breaks, table
 from recon.errors import ConfigError, HarnessError
-from recon.pipeline.project import LoadedCase, Project
+from recon.project.loader import LoadedCase, Project
 from recon.store import Store
 
 COPY_AGENT = """import shutil, sys

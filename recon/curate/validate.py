@@ -13,7 +13,7 @@ Per case, without a browser:
   namespace and leaves a non-empty output folder.
 
 Then, rendering only these cases (:mod:`recon.curate.discriminate`): the reference is the
-fixed point of its grade (:mod:`recon.pipeline.casecheck`), the committed evidence is what
+fixed point of its grade (:mod:`recon.curate.casecheck`), the committed evidence is what
 the reference renders now, every check marked ``discriminates: true`` fails on the
 starter, and no preservation check fails on the starter already.
 
@@ -32,7 +32,7 @@ from recon.errors import ConfigError, ReconError
 from recon.model import load_yaml
 from recon.model.base import shown
 from recon.model.provenance import Provenance
-from recon.pipeline.project import LoadedCase, Project
+from recon.project.loader import LoadedCase, Project
 from recon.store import hash_file
 
 BUILD_LIMIT_S = 600.0

@@ -58,17 +58,45 @@ use, so the pure core never loads aiohttp.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from recon._lazy import exports
+
+if TYPE_CHECKING:  # the same names, for type checkers: they do not run __getattr__
+    from recon.gateway.attempt import Attempt as Attempt
+    from recon.gateway.attempt import GatewayConfig as GatewayConfig
+    from recon.gateway.attempt import new_token as new_token
+    from recon.gateway.choose import Choice as Choice
+    from recon.gateway.credential import Credential as Credential
+    from recon.gateway.failures import RetryPolicy as RetryPolicy
+    from recon.gateway.failures import classify as classify
+    from recon.gateway.live import LiveUpstream as LiveUpstream
+    from recon.gateway.meter import Limits as Limits
+    from recon.gateway.meter import Meter as Meter
+    from recon.gateway.prices import PRICES as PRICES
+    from recon.gateway.prices import load_prices as load_prices
+    from recon.gateway.prices import prices_digest as prices_digest
+    from recon.gateway.protocols import Call as Call
+    from recon.gateway.protocols import identify as identify
+    from recon.gateway.running import RunningGateway as RunningGateway
+    from recon.gateway.running import serve_gateway as serve_gateway
+    from recon.gateway.scripted import ScriptedServer as ScriptedServer
+    from recon.gateway.scripted import serve_scripted as serve_scripted
+    from recon.gateway.settings import LiveSettings as LiveSettings
+    from recon.gateway.upstream import ReplayUpstream as ReplayUpstream
+    from recon.gateway.upstream import ScriptedUpstream as ScriptedUpstream
+    from recon.gateway.upstream import Upstream as Upstream
+    from recon.gateway.usage import from_body as from_body
+    from recon.gateway.usage import from_events as from_events
 
 _EXPORTS = {
     "Attempt": "recon.gateway.attempt",
     "GatewayConfig": "recon.gateway.attempt",
     "new_token": "recon.gateway.attempt",
+    "Choice": "recon.gateway.choose",
+    "Credential": "recon.gateway.credential",
     "RetryPolicy": "recon.gateway.failures",
     "classify": "recon.gateway.failures",
-    "Choice": "recon.gateway.choose",
-    "choose": "recon.gateway.choose",
-    "Credential": "recon.gateway.credential",
     "LiveUpstream": "recon.gateway.live",
     "Limits": "recon.gateway.meter",
     "Meter": "recon.gateway.meter",
@@ -79,9 +107,9 @@ _EXPORTS = {
     "identify": "recon.gateway.protocols",
     "RunningGateway": "recon.gateway.running",
     "serve_gateway": "recon.gateway.running",
-    "LiveSettings": "recon.gateway.settings",
     "ScriptedServer": "recon.gateway.scripted",
     "serve_scripted": "recon.gateway.scripted",
+    "LiveSettings": "recon.gateway.settings",
     "ReplayUpstream": "recon.gateway.upstream",
     "ScriptedUpstream": "recon.gateway.upstream",
     "Upstream": "recon.gateway.upstream",
@@ -90,5 +118,6 @@ _EXPORTS = {
 }
 
 __all__ = sorted(_EXPORTS)
+
 
 __getattr__ = exports(__name__, _EXPORTS)

@@ -61,7 +61,6 @@ import numpy as np
 from recon.errors import ConfigError, HarnessError
 from recon.grade import _dom
 from recon.grade._dom import Box, Dom
-from recon.grade._selectors import Resolution, resolve_regions
 from recon.grade._ssim import mean_ssim_rows
 from recon.grade.global_visual import (
     BLANK_GUARD,
@@ -72,6 +71,7 @@ from recon.grade.global_visual import (
     WHITE,
 )
 from recon.grade.result import MetricResult
+from recon.grade.selectors import Resolution, resolve_regions
 from recon.model.grading import Region, Thresholds
 
 __all__ = ["Regional", "Resolution", "Still", "resolve_regions", "score"]

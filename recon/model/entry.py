@@ -107,7 +107,7 @@ class Agent(Strict):
     re-runs its attempts; an item may use the glob characters ``*`` and ``?``
     (``scripted/answers/*/faithful/``) and an item ending in ``/`` stands for every file
     under that folder. The project expands them when it loads the entry
-    (:func:`recon.pipeline.project.expand_files`), so the loaded entry, its dump and its
+    (:func:`recon.project.loader.expand_files`), so the loaded entry, its dump and its
     digest name every file. ``env`` names host variables forwarded by name only (their values
     are never written anywhere); ``credentials`` are those of them the agent cannot run
     without: when one is unset the attempt is a harness failure ("credentials missing")

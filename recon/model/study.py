@@ -5,9 +5,8 @@
 consensus. ``recon.calibrate.study`` reads it and turns it into preference rows
 (:class:`~recon.model.Judgement`).
 
-This module is imported only by the study reader, never by ``recon.model``'s package
-(so it is not in ``SCHEMAS``): every cell kind's code digest covers ``recon.model``'s
-imports, and a format that only the bench reads must not re-key every cell of every
+This module is imported only by the study reader, never by ``recon.model``'s face (so it
+is not in ``SCHEMAS``): a format that only the bench reads must not re-key any cell of any
 release.
 """
 

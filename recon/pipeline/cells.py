@@ -7,35 +7,26 @@ corrupt or missing one drops every action record that reaches it, and the cell a
 inputs again: an upstream cell whose record is gone, or whose pointer is missing or
 garbage, is looked up by key and re-run, in this build. A deterministic cell re-run
 gives the same digests, so nothing downstream moves; an attempt re-run is a retry.
+
+The types it runs (:class:`~recon.pipeline.runtime.Cell`, the kind's compute, the
+:class:`~recon.pipeline.runtime.Runtime`) live below it, in :mod:`recon.pipeline.runtime`.
 """
 
 from __future__ import annotations
 
-import importlib
-import json
 import sys
-import threading
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, TypeVar
+from collections.abc import Callable
 
 from pydantic import ValidationError
 
-from recon.agents.scripted import ModelServers
-from recon.errors import HarnessError, StoreError
+from recon.errors import StoreError
 from recon.model import CellRecord, Pointer, Ref
 from recon.model.kinds import RUN_METADATA
-from recon.pipeline.executor import Computed, Executor, LocalExecutor, WorkerLost
-from recon.pipeline.keys import KIND_MODULES, Codes, cell_key
-from recon.pipeline.kinds._base import Produced
-from recon.pipeline.progress import Progress, Silent
-from recon.pipeline.project import Project
+from recon.pipeline.keys import cell_key
+from recon.pipeline.runtime import Cell, Computed, Runtime, WorkerLost, kind_of
 from recon.store import (
-    ActionCache,
     CorruptObject,
     ObjectFault,
-    StatCache,
     Store,
     canonical_json,
     drop_reaching,
@@ -43,111 +34,11 @@ from recon.store import (
     write_atomic,
 )
 
-T = TypeVar("T")
 HEAL_ROUNDS = 4
 """How many times one cell may heal its inputs before the build gives up on the store."""
 LOST_LIMIT = 2
 """How many lost workers a deterministic cell survives (it is simply submitted again);
 an attempt's are bounded by its protocol's retry rule instead."""
-
-
-@dataclass(frozen=True)
-class Cell:
-    """One node of the build DAG."""
-
-    kind: str
-    name: str
-    params: dict[str, Any] = field(default_factory=dict)
-    deps: dict[str, Cell] = field(default_factory=dict)
-    context: dict[str, Any] = field(default_factory=dict)  # read by compute, not in the key
-    reads: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    """Dep label -> the only outputs of it the cell reads (default: every content output)."""
-
-    @property
-    def id(self) -> str:
-        return f"{self.kind}:{self.name}"
-
-
-class Runtime:
-    """Store, caches and long-lived resources (one browser per worker thread) for one run."""
-
-    def __init__(
-        self,
-        project: Project,
-        executor: Executor | None = None,
-        progress: Progress | None = None,
-    ) -> None:
-        self.project = project
-        self.executor: Executor = executor or LocalExecutor()
-        self.progress: Progress = progress or Silent()
-        self.store = Store(project.store_root, verify=project.verify_reads)
-        self.cache = ActionCache(project.store_root)
-        self.stat = StatCache(project.store_root / "state" / "stat.sqlite")
-        self.codes = Codes(self.stat, facts=project.store_root / "state" / "codegraph.json")
-        self._pool: Any = None
-        self.models = ModelServers()  # scripted model servers, started on demand
-        self._locks: dict[str, threading.RLock] = {}
-        self._guard = threading.Lock()
-
-    def code(self, kind: str) -> str:
-        return self.codes.digest(kind)
-
-    def pointer_path(self, cell: Cell) -> Path:
-        return self.project.store_root / "cells" / cell.kind / f"{cell.name}.json"
-
-    def read_pointer(self, cell: Cell) -> Pointer | None:
-        """The cell's pointer, or None when it is missing or not a pointer (garbage)."""
-        return load_pointer(self.pointer_path(cell))
-
-    def require_pointer(self, cell: Cell) -> Pointer:
-        pointer = self.read_pointer(cell)
-        if pointer is None:
-            raise HarnessError(f"{cell.id}: its pointer {self.pointer_path(cell)} is unreadable")
-        return pointer
-
-    def lock(self, cell: Cell) -> threading.RLock:
-        """One lock per cell: two worker threads healing the same upstream run it once."""
-        with self._guard:
-            return self._locks.setdefault(cell.id, threading.RLock())
-
-    def render(self, job: Callable[[Any], T]) -> T:
-        """Run ``job(browser)`` on one of the pool's browsers (started on first use; checked
-        before every job, relaunched when dead or hung). A job whose page broke its browser
-        twice raises :class:`~recon.errors.PageError` (:mod:`recon.render.pool`)."""
-        with self._guard:
-            if self._pool is None:
-                from recon.render import BrowserPool
-
-                self._pool = BrowserPool()
-        return self._pool.run(job)
-
-    def close(self) -> None:
-        """Close the browsers and flush the stat cache (doit calls this as a teardown)."""
-        if self._pool is not None:
-            self._pool.close()
-            self._pool = None
-        self.stat.flush()
-        self.executor.close()
-
-
-def load_pointer(path: Path) -> Pointer | None:
-    try:
-        return Pointer.model_validate(json.loads(path.read_bytes()))
-    except (OSError, ValueError, ValidationError):
-        return None
-
-
-@dataclass(frozen=True)
-class Kind:
-    """A kind's compute function and, if it reads project files, its extra inputs."""
-
-    compute: Callable[[Runtime, Cell, dict[str, str]], Produced]
-    extra: Callable[[Runtime, Cell], dict[str, str]] | None
-
-
-def kind_of(name: str) -> Kind:
-    module = importlib.import_module(KIND_MODULES[name])
-    return Kind(getattr(module, name), getattr(module, f"{name}_extra", None))
 
 
 def run_cell(rt: Runtime, cell: Cell) -> str:
@@ -330,19 +221,3 @@ def say(what: str, cell: Cell, took: float) -> None:
     # ``doit -P thread`` two workers' lines then run into each other.
     sys.stderr.write(f"[recon] {what:<6} {cell.id}  {took:.2f}s\n")
     sys.stderr.flush()
-
-
-def walk(cells: list[Cell]) -> Iterator[Cell]:
-    """Every cell reachable from ``cells``, dependencies first, each once."""
-    seen: set[str] = set()
-
-    def visit(cell: Cell) -> Iterator[Cell]:
-        if cell.id in seen:
-            return
-        seen.add(cell.id)
-        for dep in cell.deps.values():
-            yield from visit(dep)
-        yield cell
-
-    for cell in cells:
-        yield from visit(cell)

@@ -20,8 +20,9 @@ from pathlib import Path
 from recon.errors import ConfigError
 from recon.model import Pointer, Ref
 from recon.model.kinds import CHECKED_KINDS
-from recon.pipeline.cells import Cell, Runtime, input_digests, kind_of, walk
+from recon.pipeline.cells import input_digests
 from recon.pipeline.keys import cell_key
+from recon.pipeline.runtime import Cell, Runtime, kind_of, walk
 from recon.store import Store, tree_files
 
 

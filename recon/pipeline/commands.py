@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from recon.errors import ConfigError
 from recon.model import BuildProgress, load_json
-from recon.pipeline.project import Project
+from recon.project.loader import Project
 from recon.release import stale
 
 if TYPE_CHECKING:

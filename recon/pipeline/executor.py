@@ -10,70 +10,23 @@ address=127.0.0.1:6379`` (or ``RECON_EXECUTOR`` and ``RECON_RAY_ADDRESS``; a var
 ``wait_s=`` and ``give_up_s=`` (``RECON_RAY_WAIT_S``, ``RECON_RAY_GIVE_UP_S``) are how long a
 cell no live node can run waits before recon says so, and before the build stops
 (:mod:`recon.pipeline.waiting`).
+
+The executor protocol, the local executor and what an executor hands back
+(:class:`~recon.pipeline.runtime.Computed`, :class:`~recon.pipeline.runtime.WorkerLost`)
+live in :mod:`recon.pipeline.runtime`, below this module and the Ray executor.
 """
 
 from __future__ import annotations
 
 import os
-import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any
 
-from recon.errors import ConfigError, HarnessError
-from recon.model import Ref
+from recon.errors import ConfigError
+from recon.pipeline.runtime import LocalExecutor
 from recon.pipeline.waiting import Limits
 
-if TYPE_CHECKING:
-    from recon.pipeline.cells import Cell, Kind, Runtime
-
 EXECUTORS = ("local", "ray")
-
-
-@dataclass(frozen=True)
-class Computed:
-    """What a cell's compute left in the store, and how long it took where it ran."""
-
-    outputs: dict[str, Ref]
-    retry: bool = False
-    timings: dict[str, float] = field(default_factory=dict)
-    took: float = 0.0
-    reused: bool = False  # a worker found the key's record already: nothing ran
-
-
-class WorkerLost(HarnessError):
-    """The worker process or node running a cell died before it answered: a harness
-    failure of that cell, never a result (:func:`recon.pipeline.cells.run_cell` retries)."""
-
-
-class Executor(Protocol):
-    name: str
-
-    def compute(
-        self, rt: Runtime, cell: Cell, kind: Kind, inputs: dict[str, str], key: str
-    ) -> Computed: ...
-
-    def close(self) -> None: ...
-
-
-class LocalExecutor:
-    """Every cell in this process (doit's ``-n K -P thread`` gives K at once)."""
-
-    name = "local"
-
-    def compute(
-        self, rt: Runtime, cell: Cell, kind: Kind, inputs: dict[str, str], key: str
-    ) -> Computed:
-        return compute_here(rt, cell, kind, inputs)
-
-    def close(self) -> None:
-        pass
-
-
-def compute_here(rt: Runtime, cell: Cell, kind: Kind, inputs: dict[str, str]) -> Computed:
-    started = time.perf_counter()
-    produced = kind.compute(rt, cell, inputs)
-    took = time.perf_counter() - started
-    return Computed(produced.outputs, produced.retry, produced.timings, took)
 
 
 @dataclass(frozen=True)

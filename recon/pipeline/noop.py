@@ -34,10 +34,10 @@ from recon.pipeline.checker import blake3_checker
 from recon.pipeline.executor import ExecutorChoice
 from recon.pipeline.keys import KIND_MODULES, PACKAGE
 from recon.pipeline.progress import Tracker
-from recon.pipeline.project import Project
 from recon.pipeline.setupcache import Scan, SetupCache, tree_paths
 from recon.pipeline.stamp import ReleaseStamp, plain_run, positional, stamp_path
 from recon.pipeline.view import ProgressReporter, choose_view
+from recon.project.loader import Project
 from recon.store import StatCache, StoreGuard
 
 if TYPE_CHECKING:

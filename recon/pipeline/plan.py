@@ -22,7 +22,7 @@ from typing import Any
 
 from recon.model import ReleaseDef
 from recon.model.kinds import ATTEMPT_KINDS, CRITICAL, RELEASE_KINDS
-from recon.pipeline.cells import Cell, Runtime, walk
+from recon.pipeline.runtime import Cell, Runtime, walk
 from recon.store import ObjectFault, Store, tree_files
 
 BORROW_LIMIT = 2000

@@ -6,8 +6,8 @@ live node offers, throughput and an estimated time to finish (none while a cell 
 :func:`recon.pipeline.cells.run_cell` (started, finished) and of doit's reporter (up to
 date, failed; :mod:`recon.pipeline.view`), and writes each release's snapshot atomically
 to ``store/state/progress/<release>.json`` (:class:`~recon.model.BuildProgress`), which
-``recon status`` reads from another shell. :class:`Silent` ignores everything (checks,
-workers, tests).
+``recon status`` reads from another shell. It is a :class:`~recon.pipeline.runtime.Progress`;
+:class:`~recon.pipeline.runtime.Silent` ignores everything (checks, workers, tests).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from recon.errors import ReconError
 from recon.model import BuildProgress, EntryAttempts, KindCounts, WaitingCell
@@ -28,41 +28,10 @@ from recon.store import canonical_json, write_atomic
 from recon.store.disk import DiskFull
 
 if TYPE_CHECKING:
-    from recon.pipeline.cells import Cell
+    from recon.pipeline.runtime import Cell
 
 WRITE_EVERY_S = 0.5
 """Snapshots are written at most this often (and once when the build ends)."""
-
-
-class Progress(Protocol):
-    def started(self, cell: Cell) -> None: ...
-
-    def finished(self, cell: Cell, how: str, took: float, rt: Any) -> None: ...
-
-    def lost(self, cell: Cell, resubmitted: bool) -> None: ...
-
-    def waiting(self, cell: Cell, state: WaitingCell | None) -> None: ...
-
-    def losses(self, release: str) -> dict[str, tuple[int, int]]: ...
-
-
-class Silent:
-    """Progress that goes nowhere."""
-
-    def started(self, cell: Cell) -> None:
-        pass
-
-    def finished(self, cell: Cell, how: str, took: float, rt: Any) -> None:
-        pass
-
-    def lost(self, cell: Cell, resubmitted: bool) -> None:
-        pass
-
-    def waiting(self, cell: Cell, state: WaitingCell | None) -> None:
-        pass
-
-    def losses(self, release: str) -> dict[str, tuple[int, int]]:
-        return {}
 
 
 def snapshot_path(store_root: Path, release: str) -> Path:

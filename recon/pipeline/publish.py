@@ -34,7 +34,8 @@ from recon.model import (
     RunTrace,
     StaleMark,
 )
-from recon.pipeline.cells import HEAL_ROUNDS, Cell, Runtime, heal, run_cell, walk
+from recon.pipeline.cells import HEAL_ROUNDS, heal, run_cell
+from recon.pipeline.runtime import Cell, Runtime, walk
 from recon.release.stale import NAME as STALE
 from recon.site.data import DATA, data_files
 from recon.site.stale import mark_page

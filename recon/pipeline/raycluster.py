@@ -12,7 +12,7 @@ Before joining, the head's address must accept a connection within REACH_S (5 s)
 cluster answers on is bad input (exit 2), not a hang in ``ray.init``.
 
 A task never retries on its own (``max_retries=0``): a worker or node lost in the middle
-of a cell comes back as :class:`~recon.pipeline.executor.WorkerLost`, which the
+of a cell comes back as :class:`~recon.pipeline.runtime.WorkerLost`, which the
 coordinator records as a harness failure and retries per protocol.
 
 A thread waits for its task in polls (``ray.wait`` with a timeout); at each it asks which
@@ -36,13 +36,13 @@ from typing import TYPE_CHECKING, Any
 
 from recon.errors import ConfigError, HarnessError, ResourcesUnavailable
 from recon.model.kinds import BROWSER_KINDS, LONG_KINDS
-from recon.pipeline.executor import Computed, WorkerLost, compute_here
+from recon.pipeline.runtime import Computed, WorkerLost, compute_here
 from recon.pipeline.waiting import Limits, Watch, demand, live_offers
 from recon.pipeline.worker import CellJob, Fault, Refused, execute
 from recon.store import CorruptObject, MissingObject
 
 if TYPE_CHECKING:
-    from recon.pipeline.cells import Cell, Kind, Runtime
+    from recon.pipeline.runtime import Cell, Kind, Runtime
 
 MiB = 1 << 20
 CUSTOM = ("docker", "browser")

@@ -28,9 +28,10 @@ from typing import Literal
 from recon.errors import ConfigError
 from recon.model import AttemptRecord, Outcome, Pointer
 from recon.model.gateway import Recording
-from recon.pipeline.cells import Cell, Runtime, input_digests, walk
+from recon.pipeline.cells import input_digests
 from recon.pipeline.check import scratch_runtime
 from recon.pipeline.keys import cell_key
+from recon.pipeline.runtime import Cell, Runtime, walk
 from recon.store import Store, checkout_tree, tree_files
 
 Verdict = Literal["identical", "different", "harness_failure"]

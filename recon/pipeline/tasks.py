@@ -15,15 +15,16 @@ from doit.tools import config_changed
 from recon.errors import ReconError
 from recon.model import FailedCell, Manifest, ManifestInputs
 from recon.model.kinds import BROWSER_KINDS, KIND_MODULES
-from recon.pipeline.cells import Cell, Runtime, load_pointer, run_cell, walk
+from recon.pipeline.cells import run_cell
 from recon.pipeline.checker import blake3_checker
 from recon.pipeline.executor import ExecutorChoice
 from recon.pipeline.graph import Graph
 from recon.pipeline.progress import Tracker
-from recon.pipeline.project import Project
 from recon.pipeline.publish import FILES, STALE, mark_stale, publish
+from recon.pipeline.runtime import Cell, Runtime, load_pointer, walk
 from recon.pipeline.stamp import ReleaseStamp, plain_run, project_files, requested, stamp_path
 from recon.pipeline.view import CellFailed, ProgressReporter, choose_view
+from recon.project.loader import Project
 from recon.release import lock
 from recon.store import StoreGuard, digest_json
 from recon.store.disk import space_for

@@ -26,7 +26,7 @@ from recon.pipeline.progress import Build, Tracker
 from recon.pipeline.waiting import shown
 
 if TYPE_CHECKING:
-    from recon.pipeline.cells import Cell
+    from recon.pipeline.runtime import Cell
 
 VIEWS = ("auto", "plain", "rich")
 

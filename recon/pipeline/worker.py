@@ -27,8 +27,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from recon.errors import ReconError
+from recon.gateway.settings import LiveSettings
 from recon.model import Ref
-from recon.pipeline.executor import Computed, compute_here
+from recon.pipeline.runtime import Cell, Computed, Runtime, compute_here, kind_of
+from recon.project.loader import Project
 from recon.store import CorruptObject, ObjectFault
 
 
@@ -63,17 +65,13 @@ class Refused:
     message: str
 
 
-_RUNTIMES: dict[tuple[str, str, str | None, bool], Any] = {}
+_RUNTIMES: dict[tuple[str, str, str | None, bool], Runtime] = {}
 """One Runtime per project per worker process, so its browsers are reused across cells
 (Ray keeps a worker process for many tasks). Process-local by nature: a worker's cache."""
 _GUARD = threading.Lock()
 
 
-def _runtime(job: CellJob) -> Any:
-    from recon.gateway.settings import LiveSettings
-    from recon.pipeline.cells import Runtime
-    from recon.pipeline.project import Project
-
+def _runtime(job: CellJob) -> Runtime:
     ident = (job.root, job.store_root, job.sealed_root, job.verify_reads)
     with _GUARD:
         if ident not in _RUNTIMES:
@@ -99,8 +97,6 @@ def execute(job: CellJob) -> Computed | Fault | Refused:
 
 
 def _execute(job: CellJob) -> Computed | Fault | Refused:
-    from recon.pipeline.cells import Cell, kind_of
-
     missing = [p for p in (job.root, job.store_root) if not Path(p).is_dir()]
     if missing:
         return Refused(
@@ -121,7 +117,7 @@ def _execute(job: CellJob) -> Computed | Fault | Refused:
     return compute_here(rt, cell, kind_of(job.kind), job.inputs)
 
 
-def _recorded(rt: Any, key: str) -> Computed | None:
+def _recorded(rt: Runtime, key: str) -> Computed | None:
     """The key's finished record, if the action cache has one (nothing runs again)."""
     record = rt.cache.get(key)
     if record is None or record.get("retry", False):

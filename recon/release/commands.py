@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from recon.errors import ConfigError
-from recon.pipeline.project import Project
+from recon.project.loader import Project
 
 Handler = Callable[[argparse.Namespace], int]
 Add = Callable[[str, Handler, str], argparse.ArgumentParser]

@@ -31,7 +31,7 @@ def _manifest_path(arg: str, project_root: Path) -> Path:
 
 def _locked(release: str, version: int, project_root: Path) -> tuple[Manifest, ReleaseResult]:
     """Version ``version`` of a frozen release, from its lock's history and the store."""
-    from recon.pipeline.project import Project
+    from recon.project.loader import Project
     from recon.release.lock import load
     from recon.store import Store
 

@@ -61,7 +61,7 @@ def tries_of(result: ReleaseResult, read: Read) -> dict[str, tuple[TryLine, ...]
 
 def store_reader(project_root: Path) -> Read:
     """Reads records from the project's store; finds nothing when there is no store."""
-    from recon.pipeline.project import Project
+    from recon.project.loader import Project
     from recon.store import Store
 
     try:

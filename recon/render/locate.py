@@ -8,7 +8,7 @@ locator names, in document order; nothing is ever "the element at a point".
 
 - ``role`` (and ``name``): chromium's computed accessible role, and its computed name
   compared exactly after whitespace collapsing. The role names are chromium's, the
-  ones the DOM snapshot records and region selectors use (``recon.grade._selectors``
+  ones the DOM snapshot records and region selectors use (``recon.grade.selectors``
   lists them): ``image`` not ``img``, ``generic`` for ``div``, ``LabelText`` for
   ``<label>``. Nodes the accessibility tree ignores (``aria-hidden``, ``visibility:
   hidden``) or leaves out (``display: none``) are not matched, as playwright's

@@ -6,7 +6,14 @@ does not pay for Jinja2 or numpy.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from recon._lazy import exports
+
+if TYPE_CHECKING:  # the same names, for type checkers: they do not run __getattr__
+    from recon.site.cases import PublicCase as PublicCase
+    from recon.site.cases import case_facts as case_facts
+    from recon.site.export import build_site as build_site
 
 _EXPORTS = {
     "PublicCase": "recon.site.cases",

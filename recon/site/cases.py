@@ -12,8 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from recon.model import Case, Contract, Provenance
-from recon.model._yaml import parse_yaml
+from recon.model import Case, Contract, Provenance, parse_yaml
 from recon.model.base import validate
 from recon.model.result import ReleaseResult
 from recon.site.allow import public

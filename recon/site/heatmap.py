@@ -21,7 +21,7 @@ import io
 import numpy as np
 from PIL import Image
 
-from recon.grade._ssim import ssim_map
+from recon.grade import ssim_map
 
 LUMA_MILLI = np.array([299, 587, 114], dtype=np.int32)
 """Rec. 601 luma weights times 1000: integer luma, exact (as the global visual metric)."""

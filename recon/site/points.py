@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from recon.model import Contract
-from recon.pipeline.matrix import points
+from recon.project.matrix import points
 
 Pair = tuple[str | None, str | None]
 

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from recon.agents import CommandAdapter, lines, mini_swe_agent
 from recon.agents.trace import claude_code
 from recon.model import Agent, Entry, Trace
-from recon.pipeline.project import Project
+from recon.project.loader import Project
 from recon.sandbox import CONTAINER_PATHS, default_recipe, load_lock, notice
 from recon.store import digest_json
 

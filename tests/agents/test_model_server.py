@@ -20,7 +20,7 @@ import pytest
 from recon.agents import CaseScripts, FixedScript, ModelServers, scripted_port, serve_model
 from recon.agents.model_script import CHUNK, SUBMIT, case_replies, write_commands
 from recon.errors import ConfigError, HarnessError
-from recon.pipeline.project import Project
+from recon.project.loader import Project
 
 REPO = Path(__file__).resolve().parents[2]
 ANSWERS = REPO / "entries" / "scripted" / "answers"

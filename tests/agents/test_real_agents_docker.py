@@ -39,7 +39,7 @@ from recon.gateway.prices import prices_digest
 from recon.gateway.upstream import Dropped, Outgoing, Reply, json_reply
 from recon.model import Entry
 from recon.model.gateway import Exchange
-from recon.pipeline.project import Project
+from recon.project.loader import Project
 from recon.sandbox import DockerRun, ImageBuild, container_placeholders, deps, entry_mount
 from recon.sandbox import run_docker as run_in_docker
 from tests.gateway.conftest import (  # noqa: F401 (test_ca and server_tls: fixtures)

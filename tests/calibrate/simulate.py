@@ -36,11 +36,11 @@ from recon.calibrate.scores import Shot, load_manifest, point_scores, used_weigh
 from recon.grade import global_visual, policy, regional
 from recon.grade.attempt import Build, Probed, View
 from recon.grade.attempt import grade as grade_attempt
+from recon.grade.stored import read_evidence, read_probed, read_views
 from recon.model import Judgement
 from recon.model.grading import DIMENSIONS
-from recon.pipeline.kinds.grade import read_evidence, read_probed, read_views
-from recon.pipeline.matrix import points
-from recon.pipeline.project import LoadedCase, Project
+from recon.project.loader import LoadedCase, Project
+from recon.project.matrix import points
 from recon.store import Store
 
 PROTOCOL = "demo-native"

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from recon.cli import main
-from recon.grade import _selectors
+from recon.grade import selectors
 from recon.model.grading import Region
 from recon.render.inspect import outline
 
@@ -43,7 +43,7 @@ def test_a_role_that_matches_nothing_lists_the_roles_present() -> None:
         {"tag": "p", "role": "paragraph", "name": "", "text": "x", "box": [0, 10, 10, 10]},
     ]
     region = Region(id="r", selector="img[role=img]")
-    _, _, problem = _selectors.find(region, dom)
+    _, _, problem = selectors.find(region, dom)
     assert problem is not None and "roles present on <img> elements: image;" in problem
 
 

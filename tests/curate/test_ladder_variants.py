@@ -18,7 +18,8 @@ from recon.curate.ladder import LadderError
 from recon.grade.regional import resolve_regions
 from recon.model import load_yaml
 from recon.model.grading import DIMENSIONS, Grading, Region
-from recon.render import Viewport, capture, open_browser
+from recon.render import Viewport, open_browser
+from recon.render.capture import capture
 from tests.conftest import suite_cases
 
 pytestmark = pytest.mark.browser

@@ -35,7 +35,7 @@ import pytest
 
 from recon.curate.bundle import compose_workspace, freeze_evidence
 from recon.model import Provenance, load_yaml
-from recon.pipeline.project import LoadedCase, Project
+from recon.project.loader import LoadedCase, Project
 from recon.store import Store, tree_files
 from recon.store.objects import hash_file
 from tests.conftest import REPO

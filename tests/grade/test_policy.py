@@ -18,8 +18,9 @@ from recon.grade import policy as policy_module
 from recon.grade.attempt import decode_png, served_images
 from recon.grade.policy import PolicyScore, score
 from recon.model.grading import Policy
-from recon.render import Capture, Viewport, capture
+from recon.render import Capture, Viewport
 from recon.render.browser import chromium_path, open_browser
+from recon.render.capture import capture
 from tests.grade.synthetic import draw, el, landing
 
 needs_chromium = pytest.mark.skipif(

@@ -33,8 +33,9 @@ from recon.curate.ladder import answer_tree
 from recon.grade.attempt import View, _global, decode_png
 from recon.model import load_yaml
 from recon.model.contract import Contract
-from recon.render import Viewport, capture
+from recon.render import Viewport
 from recon.render.browser import chromium_path, open_browser
+from recon.render.capture import capture
 from tests.conftest import suite_cases
 from tests.grade import visual_variants as vv
 

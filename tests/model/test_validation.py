@@ -29,7 +29,7 @@ from recon.model import (
 from recon.model.grading import DIMENSIONS, against_contract
 from recon.model.placeholders import check_template
 from recon.model.values import RelativePath, Route
-from recon.pipeline.project import Project
+from recon.project.loader import Project
 
 REPO = Path(__file__).resolve().parents[2]
 ENTRY = REPO / "entries" / "scripted-faithful.yaml"

@@ -11,10 +11,11 @@ import pytest
 
 from recon.errors import HarnessError
 from recon.model import AttemptRecord, Pointer, Trace
-from recon.pipeline.cells import Cell, run_cell, walk
+from recon.pipeline.cells import run_cell
 from recon.pipeline.kinds import attempt as attempt_kind
-from recon.pipeline.project import Project
+from recon.pipeline.runtime import Cell, walk
 from recon.pipeline.tasks import Pipeline
+from recon.project.loader import Project
 from recon.sandbox import AttemptRun
 from recon.store import DiskFull
 from tests.conftest import copy_project

@@ -11,9 +11,9 @@ import pytest
 from pydantic import ValidationError
 
 from recon.model.entry import Agent
-from recon.pipeline.cells import Runtime
 from recon.pipeline.graph import Graph
-from recon.pipeline.project import Project
+from recon.pipeline.runtime import Runtime
+from recon.project.loader import Project
 from tests.conftest import copy_project, doit_env
 
 REPO = Path(__file__).resolve().parents[2]

@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 
 from recon.model import CellRecord, Ref
-from recon.pipeline.cells import Runtime
-from recon.pipeline.project import Project
 from recon.pipeline.raycluster import resources
+from recon.pipeline.runtime import Runtime
 from recon.pipeline.tasks import Pipeline
 from recon.pipeline.worker import CellJob, Refused, execute
+from recon.project.loader import Project
 from tests.conftest import copy_project
 
 

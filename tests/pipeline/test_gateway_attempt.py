@@ -24,10 +24,11 @@ from recon.gateway.upstream import scripted_usage
 from recon.model import AttemptRecord, Pointer
 from recon.model.gateway import Recording, Usage
 from recon.model.kinds import RUN_METADATA
-from recon.pipeline.cells import Cell, run_cell, walk
+from recon.pipeline.cells import run_cell
 from recon.pipeline.executor import ExecutorChoice
-from recon.pipeline.project import Project
+from recon.pipeline.runtime import Cell, walk
 from recon.pipeline.tasks import Pipeline
+from recon.project.loader import Project
 from recon.store import checkout_tree
 from tests.conftest import copy_project, doit, doit_env
 from tests.gateway.conftest import (  # noqa: F401 (test_ca and server_tls: fixtures)

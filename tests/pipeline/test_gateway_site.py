@@ -10,8 +10,8 @@ import pytest
 
 from recon.model import Recording
 from recon.model.transcript import Transcript
-from recon.pipeline.cells import walk
 from recon.pipeline.kinds.site import site_extra
+from recon.pipeline.runtime import walk
 from tests.pipeline.test_gateway_attempt import _build, _project, _record
 
 

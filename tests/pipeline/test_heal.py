@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from recon.errors import StoreError
-from recon.pipeline.project import Project
 from recon.pipeline.tasks import Pipeline
+from recon.project.loader import Project
 from recon.site.images import image_name
 from recon.store import Store, put_files, tree_files
 from tests.conftest import Build, clone_built, copy_project, doit, recon

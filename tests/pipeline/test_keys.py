@@ -23,20 +23,50 @@ from recon.store import StatCache
 PACKAGE = Path(__file__).resolve().parents[2] / "recon"
 CODE_KINDS = frozenset(KIND_MODULES) - CODE_FREE
 RENDER = frozenset({"oracle", "capture", "probe"})
+POINT = RENDER | {"grade", "aggregate", "site"}
+"""The kinds that read a contract's points, states and checks, or show them."""
+NONE: frozenset[str] = frozenset()
 
 # File pattern (relative to recon/) -> the kinds an edit of it must re-key; first match wins.
 TABLE: list[tuple[str, frozenset[str]]] = [
-    # what every cell reads and writes through: the store, the file formats, the errors
+    # what every cell reads and writes through: the store's objects, the record formats,
+    # the kind table, the errors. A package's face is lazy (recon._lazy): `from recon.model
+    # import Case` runs recon/model/case.py, not every module of the package.
     ("__init__.py", CODE_KINDS),
     ("errors.py", CODE_KINDS),
     ("_lazy.py", CODE_KINDS),
-    ("model/interaction.py", CODE_KINDS),  # the one Locator and Step
-    ("model/viewport.py", CODE_KINDS),  # the one Viewport
+    # the contract, the one Locator, Step and Viewport, and the public labels of checks:
+    # what is rendered, probed, graded, aggregated and shown
+    ("model/contract.py", POINT),
+    ("model/interaction.py", POINT),
+    ("model/labels.py", POINT),
+    ("model/viewport.py", POINT),
+    ("model/grading.py", frozenset({"probe", "grade", "aggregate", "site"})),  # sealed checks
+    ("model/calibration.py", frozenset({"grade"})),  # a release's weights and thresholds
+    ("model/release.py", frozenset({"aggregate"})),  # the aggregation rule
+    ("model/withdrawal.py", frozenset({"aggregate"})),  # who counts in no denominator
+    # the release JSON and what the site publishes of entries and their attempts
+    ("model/result.py", frozenset({"aggregate", "site"})),
+    ("model/public.py", frozenset({"aggregate", "site"})),
+    ("model/entry.py", frozenset({"aggregate", "site"})),
+    ("model/egress.py", frozenset({"aggregate", "site"})),
+    ("model/placeholders.py", frozenset({"aggregate", "site"})),
     ("model/transcript.py", frozenset({"site"})),  # a gateway attempt's page, no other kind's
-    # a preference study's judgement file: read by the bench and recon.calibrate.study
-    # only, never imported by recon.model's package, so it re-keys no cell (issue 28)
-    ("model/study.py", frozenset()),
+    # formats no cell reads: locks, preference judgements, a study's judgement file (issue
+    # 28), progress snapshots, stale marks, and the list of schemas `recon schema` exports
+    ("model/lock.py", NONE),
+    ("model/preferences.py", NONE),
+    ("model/study.py", NONE),
+    ("model/progress.py", NONE),
+    ("model/stale.py", NONE),
+    ("model/schemas.py", NONE),
     ("model/*", CODE_KINDS),
+    ("store/tree.py", CODE_KINDS - {"image", "manifest"}),  # the kinds that write trees
+    # the action cache, the store guard, gc and verify, the stat cache: the runner's
+    ("store/actions.py", NONE),
+    ("store/guard.py", NONE),
+    ("store/maintenance.py", NONE),
+    ("store/statcache.py", NONE),
     ("store/*", CODE_KINDS),
     ("pipeline/__init__.py", CODE_KINDS),
     ("pipeline/kinds/__init__.py", CODE_KINDS),
@@ -52,10 +82,19 @@ TABLE: list[tuple[str, frozenset[str]]] = [
     ("pipeline/kinds/release.py", frozenset({"aggregate"})),
     ("pipeline/kinds/site.py", frozenset({"site"})),
     ("pipeline/kinds/manifest.py", frozenset({"manifest"})),
-    ("pipeline/matrix.py", frozenset({"oracle", "capture", "grade", "site"})),
     ("pipeline/*", frozenset()),  # the runner, keys, graph and doit glue compute no output
-    # the renderer (its fonts too) re-keys every render kind, the grader only grades
-    ("render/inspect.py", frozenset()),  # `recon case inspect`: a command, no cell
+    # the matrix point names what the render kinds capture, the grader reads and the site
+    # shows; the project loader is read by the runner, never imported by a kind
+    ("project/__init__.py", frozenset({"oracle", "capture", "grade", "site"})),
+    ("project/matrix.py", frozenset({"oracle", "capture", "grade", "site"})),
+    ("project/*", frozenset()),
+    # the renderer (its browser and fonts too: the kinds run on the runtime's BrowserPool)
+    # re-keys every render kind, the grader only grades
+    ("render/inspect.py", NONE),  # `recon case inspect`: a command, no cell
+    ("render/motion.py", NONE),  # motion strips: the curator's evidence, no cell
+    ("render/capture.py", frozenset({"oracle", "capture"})),  # stills, snapshot, network log
+    ("render/stills.py", frozenset({"oracle", "capture"})),
+    ("render/probe.py", frozenset({"probe"})),  # sealed checks and workflows
     ("render/*", RENDER),
     ("grade/cards/*", frozenset()),  # metric cards: documents, not code
     # the site's difference heatmap is the grader's per-pixel SSIM (importing it runs the
@@ -66,7 +105,15 @@ TABLE: list[tuple[str, frozenset[str]]] = [
     ("curate/__init__.py", frozenset({"evidence", "workspace"})),
     ("curate/bundle.py", frozenset({"evidence", "workspace"})),
     ("curate/*", frozenset()),  # curator tools: evidence rendering, the ladder
-    ("sandbox/*", frozenset({"image"})),
+    # the image is built from the recipe and the offline store; the backends, the egress
+    # proxy and the output rule run attempts, which carry no harness code
+    ("sandbox/__init__.py", frozenset({"image"})),
+    ("sandbox/rootfs.py", frozenset({"image"})),
+    ("sandbox/deps.py", frozenset({"image"})),
+    ("sandbox/deps_registry.py", frozenset({"image"})),
+    ("sandbox/offline_deps.yaml", frozenset({"image"})),
+    ("sandbox/engine.py", frozenset({"image"})),
+    ("sandbox/*", NONE),
     # the scripted model is served to attempts, which carry no harness code
     ("agents/model_server.py", frozenset()),
     ("agents/model_script.py", frozenset()),

@@ -14,13 +14,13 @@ import pytest
 
 from recon.errors import HarnessError, PageError
 from recon.model.captures import PointCapture, PointFiles, ProbeResults
-from recon.pipeline.cells import Cell, walk
 from recon.pipeline.kinds.probe import probe
 from recon.pipeline.kinds.render import capture, oracle
-from recon.pipeline.matrix import Point
-from recon.pipeline.project import Project
+from recon.pipeline.runtime import Cell, walk
 from recon.pipeline.tasks import Pipeline
-from recon.render.pool import page_failure
+from recon.project.loader import Project
+from recon.project.matrix import Point
+from recon.render.pool import BrowserPool, page_failure
 from recon.render.session import CRASHED, blank_png
 from recon.store import put_files, tree_files
 from tests.conftest import copy_project
@@ -37,7 +37,7 @@ def pipeline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Pipeline:
     def broken(_job: object) -> Any:
         raise PageError(REASON)
 
-    monkeypatch.setattr(pipeline.rt, "render", broken)
+    monkeypatch.setattr(pipeline.rt.shared(BrowserPool), "run", broken)
     return pipeline
 
 

@@ -10,9 +10,9 @@ import pytest
 
 from recon.errors import ConfigError
 from recon.model import BuildProgress
-from recon.pipeline.cells import Cell
 from recon.pipeline.executor import ExecutorChoice
 from recon.pipeline.progress import Tracker, snapshot_path
+from recon.pipeline.runtime import Cell
 from recon.pipeline.view import choose_view, line, rich_table, summary
 from tests.conftest import Build
 

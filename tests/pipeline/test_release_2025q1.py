@@ -19,10 +19,10 @@ import pytest
 from recon.agents import CommandAdapter, not_started
 from recon.model import AttemptRecord
 from recon.pipeline import Pipeline
-from recon.pipeline.cells import walk
 from recon.pipeline.kinds.attempt import _run
-from recon.pipeline.matrix import points
-from recon.pipeline.project import Project
+from recon.pipeline.runtime import walk
+from recon.project.loader import Project
+from recon.project.matrix import points
 from recon.release.aggregate import Conditions, Graded, aggregate
 from recon.store import digest_json
 

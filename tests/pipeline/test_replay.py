@@ -18,7 +18,6 @@ import yaml
 from recon.cli import main
 from recon.model import Pointer
 from recon.model.gateway import Recording
-from recon.pipeline.cells import Cell
 from recon.pipeline.check import scratch_runtime
 from recon.pipeline.replay import (
     EXITS,
@@ -29,6 +28,7 @@ from recon.pipeline.replay import (
     recorded,
     replay,
 )
+from recon.pipeline.runtime import Cell
 from recon.pipeline.tasks import Pipeline
 from recon.store import checkout_tree
 from tests.conftest import copy_project, doit_env

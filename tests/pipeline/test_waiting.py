@@ -9,9 +9,9 @@ import pytest
 
 from recon.errors import EXIT_NO_RESOURCES, ConfigError, ResourcesUnavailable
 from recon.model import BuildProgress, WaitingCell
-from recon.pipeline.cells import Cell
 from recon.pipeline.executor import ExecutorChoice
 from recon.pipeline.progress import Tracker, snapshot_path
+from recon.pipeline.runtime import Cell
 from recon.pipeline.view import CellFailed, line, rich_table, summary
 from recon.pipeline.waiting import Limits, Watch, demand, fits, live_offers, shown
 from tests.conftest import copy_project, doit

@@ -20,8 +20,9 @@ RENDER_MATRIX = """
 import json, sys
 from pathlib import Path
 from recon.model import Contract, load_yaml
-from recon.pipeline.matrix import points
-from recon.render import Viewport, capture, open_browser
+from recon.project.matrix import points
+from recon.render import Viewport, open_browser
+from recon.render.capture import capture
 
 case, out = Path(sys.argv[1]), Path(sys.argv[2])  # out: made by the in_a_new_process fixture
 reference = case / "sealed" / "reference"

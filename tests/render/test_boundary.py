@@ -20,8 +20,9 @@ from playwright.sync_api import sync_playwright
 
 from recon.curate.freeze import folder_reader
 from recon.errors import HarnessError
-from recon.render import Capture, NetworkEvent, Viewport, capture
+from recon.render import Capture, NetworkEvent, Viewport
 from recon.render.browser import LAUNCH_ARGS, chromium_path, open_browser
+from recon.render.capture import capture
 from recon.render.netns import FIX, unshare_prefix
 from recon.render.page import load, open_page
 from recon.render.serve import build_path

@@ -9,8 +9,9 @@ import pytest
 from playwright.sync_api import Browser
 
 from recon.errors import HarnessError
-from recon.render import ORIGIN, Capture, NetworkEvent, Reader, Viewport, browser_version, capture
+from recon.render import ORIGIN, Capture, NetworkEvent, Reader, Viewport, browser_version
 from recon.render.browser import chromium_path, open_browser
+from recon.render.capture import capture
 
 needs_chromium = pytest.mark.skipif(
     not os.access(chromium_path(), os.X_OK), reason=f"no chromium at {chromium_path()}"

@@ -13,8 +13,9 @@ import pytest
 from playwright.sync_api import Browser
 
 from recon.model.contract import Step
-from recon.render import ORIGIN, NetworkEvent, Reader, Viewport, capture
+from recon.render import ORIGIN, NetworkEvent, Reader, Viewport
 from recon.render.browser import FONT_DIR, chromium_path, open_browser
+from recon.render.capture import capture
 from recon.render.page import load, open_page
 from recon.render.session import SCRIPT_LIMIT_S
 from recon.render.snapshot import _DOM_JS

@@ -93,7 +93,7 @@ def test_page_script_cannot_change_the_matches(browser: Browser) -> None:
         assert ids(browser, HOSTILE + PAGE, **spec) == ids(browser, PAGE, **spec), spec
 
 
-ROLE_TABLE = {  # rows of the role table in recon/grade/_selectors.py's docstring
+ROLE_TABLE = {  # rows of the role table in recon/grade/selectors.py's docstring
     "img": "image",
     "div": "generic",
     "label": "LabelText",
@@ -108,9 +108,9 @@ ROLE_TABLE = {  # rows of the role table in recon/grade/_selectors.py's docstrin
 
 
 def test_the_documented_role_names_are_chromium_s(browser: Browser) -> None:
-    from recon.grade import _selectors
+    from recon.grade import selectors
 
-    doc = _selectors.__doc__ or ""
+    doc = selectors.__doc__ or ""
     body = "".join(f'<{tag} id="t-{tag}">x</{tag}>' for tag in ROLE_TABLE if tag != "img")
     page = f'<!doctype html><img id="t-img" src="x.png" alt="x" width="9" height="9">{body}'
     for tag, role in ROLE_TABLE.items():

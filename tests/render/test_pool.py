@@ -17,9 +17,10 @@ import pytest
 from playwright.sync_api import Browser
 
 from recon.errors import PageError
-from recon.render import BrowserPool, Capture, Reader, Viewport, capture
+from recon.render import BrowserPool, Capture, Reader, Viewport
 from recon.render import pool as pool_module
 from recon.render.browser import chromium_path
+from recon.render.capture import capture
 from recon.render.page import load, open_page
 from recon.render.pool import EXITED, OVERRAN, Worker, page_failure, verdict
 from recon.render.session import CRASHED

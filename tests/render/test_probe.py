@@ -11,8 +11,9 @@ from playwright.sync_api import Browser
 
 from recon.grade.workflow import key
 from recon.model.grading import Assertion, Workflow
-from recon.render import CheckResult, Reader, Viewport, capture, run_checks, run_workflow
+from recon.render import CheckResult, Reader, Viewport, run_checks, run_workflow
 from recon.render.browser import chromium_path, open_browser
+from recon.render.capture import capture
 from recon.render.page import load, open_page
 from recon.render.snapshot import _DOM_JS
 

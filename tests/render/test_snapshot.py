@@ -15,9 +15,10 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser
 
-from recon.render import ORIGIN, Viewport, capture
+from recon.render import ORIGIN, Viewport
 from recon.render import snapshot as snapshot_module
 from recon.render.browser import chromium_path, open_browser
+from recon.render.capture import capture
 from recon.render.snapshot import TRIES, snapshot
 
 needs_chromium = pytest.mark.skipif(

@@ -13,8 +13,9 @@ import pytest
 from PIL import Image
 from playwright.sync_api import Browser
 
-from recon.render import Reader, Viewport, capture
+from recon.render import Reader, Viewport
 from recon.render.browser import FONT_DIR, chromium_path, open_browser
+from recon.render.capture import capture
 from recon.render.stills import TRIES, differing_pixels
 
 pytestmark = [
@@ -87,7 +88,8 @@ import json, sys
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 from test_stability import VIEWPORT, settling_files
-from recon.render import capture, open_browser
+from recon.render import open_browser
+from recon.render.capture import capture
 
 files, out = settling_files(), Path(sys.argv[2])
 with open_browser() as browser:

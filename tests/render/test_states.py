@@ -10,8 +10,9 @@ import pytest
 from playwright.sync_api import Browser
 
 from recon.model.contract import Step
-from recon.render import Capture, Reader, Viewport, capture
+from recon.render import Capture, Reader, Viewport
 from recon.render.browser import chromium_path, open_browser
+from recon.render.capture import capture
 
 pytestmark = [
     pytest.mark.browser,

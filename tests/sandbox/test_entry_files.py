@@ -88,7 +88,7 @@ def test_a_link_inside_entries_is_copied_as_its_target(entries: Path, tmp_path: 
 
 def test_every_shipped_entry_copies_cleanly(tmp_path: Path) -> None:
     """The repository's own entries: faithful gets its answers, nobody else does."""
-    from recon.pipeline.project import Project
+    from recon.project.loader import Project
 
     project = Project.open(REPO)
     for entry in project.entries.values():

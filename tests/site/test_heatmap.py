@@ -16,7 +16,8 @@ import pytest
 
 from recon.curate import ladder
 from recon.model import Grading, load_yaml
-from recon.render import Viewport, capture, open_browser
+from recon.render import Viewport, open_browser
+from recon.render.capture import capture
 from recon.site.heatmap import decode, dissimilarity, overlay
 
 pytestmark = pytest.mark.browser

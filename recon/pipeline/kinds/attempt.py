@@ -52,7 +52,7 @@ from requests.exceptions import RequestException
 
 from recon.agents import CommandAdapter, not_started
 from recon.agents.gateway import gateway_plan, uses_gateway
-from recon.agents.scripted import SCRIPTED
+from recon.agents.scripted import SCRIPTED, ModelServers
 from recon.errors import HarnessError, ReconError
 from recon.gateway.turns import reply
 from recon.model import AttemptRecord, Egress, Entry, ModelUse, Ref, RunRecord
@@ -67,14 +67,14 @@ from recon.sandbox import (
     ensure_image,
     entry_mount,
     harness_bug,
-    require_deps,
     run_docker,
     run_native,
 )
+from recon.sandbox.deps import require as require_deps
 from recon.store import DiskFull, TreeRefused, checkout_tree, put_tree, space_for
 
 if TYPE_CHECKING:
-    from recon.pipeline.cells import Cell, Runtime
+    from recon.pipeline.runtime import Cell, Runtime
 
 
 def attempt(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
@@ -238,7 +238,7 @@ def _run(
         serving: contextlib.AbstractContextManager[Mapping[str, str]] = (
             contextlib.nullcontext({})
             if uses_gateway(entry)
-            else rt.models.serving(entry, rt.project.entries_dir)
+            else rt.shared(ModelServers).serving(entry, rt.project.entries_dir)
         )
         with serving as issued:
             return _start(rt, cell, entry, work, out, {**os.environ, **issued}, replay)

@@ -11,7 +11,7 @@ from recon.curate.bundle import freeze_evidence
 from recon.pipeline.kinds._base import Produced, tree
 
 if TYPE_CHECKING:
-    from recon.pipeline.cells import Cell, Runtime
+    from recon.pipeline.runtime import Cell, Runtime
 
 
 def evidence_extra(rt: Runtime, cell: Cell) -> dict[str, str]:

@@ -14,7 +14,7 @@ from recon.pipeline.kinds._base import Produced, blob
 from recon.sandbox.rootfs import default_recipe, ensure_image
 
 if TYPE_CHECKING:
-    from recon.pipeline.cells import Cell, Runtime
+    from recon.pipeline.runtime import Cell, Runtime
 
 
 def image(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:

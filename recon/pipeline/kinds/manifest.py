@@ -17,7 +17,7 @@ from recon.pipeline.kinds._base import Produced, blob
 from recon.release.manifest import build_manifest
 
 if TYPE_CHECKING:
-    from recon.pipeline.cells import Cell, Runtime
+    from recon.pipeline.runtime import Cell, Runtime
 
 
 def manifest(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:

@@ -21,7 +21,7 @@ from recon.release.withdrawals import active_json, load
 from recon.store import canonical_json, put_files
 
 if TYPE_CHECKING:
-    from recon.pipeline.cells import Cell, Runtime
+    from recon.pipeline.runtime import Cell, Runtime
 
 
 def aggregate_extra(rt: Runtime, cell: Cell) -> dict[str, str]:

@@ -23,16 +23,16 @@ from urllib.parse import urlsplit
 from recon.errors import HarnessError, PageError
 from recon.model.captures import NetworkRow, PointCapture, PointFiles, Stability
 from recon.pipeline.kinds._base import Produced, skipped, tree
-from recon.pipeline.matrix import Point
-from recon.render import Capture
+from recon.project.matrix import Point
+from recon.render import BrowserPool, Capture
 from recon.render import Stability as Proof
-from recon.render import capture as render_capture
+from recon.render.capture import capture as render_capture
 from recon.render.serve import build_path
 from recon.render.session import blank_png
 from recon.store import put_files, put_tree, tree_reader
 
 if TYPE_CHECKING:
-    from recon.pipeline.cells import Cell, Runtime
+    from recon.pipeline.runtime import Cell, Runtime
 
 
 def oracle_extra(rt: Runtime, cell: Cell) -> dict[str, str]:
@@ -87,8 +87,10 @@ def capture_set(
     timings: dict[str, float] = {}
     for pt in points:
         try:
-            cap = rt.render(partial(render_capture, read=read, route=pt.route,
-                                    viewport=pt.viewport, steps=pt.steps))  # fmt: skip
+            job = partial(
+                render_capture, read=read, route=pt.route, viewport=pt.viewport, steps=pt.steps
+            )
+            cap = rt.shared(BrowserPool).run(job)
         except PageError as exc:
             if owner is not None:
                 raise HarnessError(f"{owner}: its page at {pt.id}: {exc}") from exc

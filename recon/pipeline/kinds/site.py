@@ -25,7 +25,7 @@ from recon.site.transcript import transcript
 from recon.store import put_files, tree_files
 
 if TYPE_CHECKING:
-    from recon.pipeline.cells import Cell, Runtime
+    from recon.pipeline.runtime import Cell, Runtime
 
 
 def site_extra(rt: Runtime, cell: Cell) -> dict[str, str]:

@@ -12,7 +12,7 @@ from recon.curate.bundle import compose_workspace
 from recon.pipeline.kinds._base import Produced, tree
 
 if TYPE_CHECKING:
-    from recon.pipeline.cells import Cell, Runtime
+    from recon.pipeline.runtime import Cell, Runtime
 
 
 def workspace(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:

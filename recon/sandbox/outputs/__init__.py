@@ -36,33 +36,46 @@ relative path), ``links`` (resolved, sized, copied), ``unpack`` (``unpack_output
 ``folder`` (the native side, and GNU tar's messages). Pure file logic: no engine.
 """
 
-from recon.sandbox.outputs.folder import check_tree, not_archived, output_folder, take_folder
-from recon.sandbox.outputs.links import MAX_HOPS
-from recon.sandbox.outputs.refusals import (
-    MAX_REFUSALS,
-    OutputCaps,
-    OutputRefused,
-    name_problem,
-    refused,
-    shown,
-    too_deep,
-    too_many,
-)
-from recon.sandbox.outputs.unpack import unpack_output
+from __future__ import annotations
 
-__all__ = [
-    "MAX_HOPS",
-    "MAX_REFUSALS",
-    "OutputCaps",
-    "OutputRefused",
-    "check_tree",
-    "name_problem",
-    "not_archived",
-    "output_folder",
-    "refused",
-    "shown",
-    "take_folder",
-    "too_deep",
-    "too_many",
-    "unpack_output",
-]
+from typing import TYPE_CHECKING
+
+from recon._lazy import exports
+
+if TYPE_CHECKING:  # the same names, for type checkers: they do not run __getattr__
+    from recon.sandbox.outputs.folder import check_tree as check_tree
+    from recon.sandbox.outputs.folder import not_archived as not_archived
+    from recon.sandbox.outputs.folder import output_folder as output_folder
+    from recon.sandbox.outputs.folder import take_folder as take_folder
+    from recon.sandbox.outputs.links import MAX_HOPS as MAX_HOPS
+    from recon.sandbox.outputs.refusals import MAX_REFUSALS as MAX_REFUSALS
+    from recon.sandbox.outputs.refusals import OutputCaps as OutputCaps
+    from recon.sandbox.outputs.refusals import OutputRefused as OutputRefused
+    from recon.sandbox.outputs.refusals import name_problem as name_problem
+    from recon.sandbox.outputs.refusals import refused as refused
+    from recon.sandbox.outputs.refusals import shown as shown
+    from recon.sandbox.outputs.refusals import too_deep as too_deep
+    from recon.sandbox.outputs.refusals import too_many as too_many
+    from recon.sandbox.outputs.unpack import unpack_output as unpack_output
+
+_EXPORTS = {
+    "check_tree": "recon.sandbox.outputs.folder",
+    "not_archived": "recon.sandbox.outputs.folder",
+    "output_folder": "recon.sandbox.outputs.folder",
+    "take_folder": "recon.sandbox.outputs.folder",
+    "MAX_HOPS": "recon.sandbox.outputs.links",
+    "MAX_REFUSALS": "recon.sandbox.outputs.refusals",
+    "OutputCaps": "recon.sandbox.outputs.refusals",
+    "OutputRefused": "recon.sandbox.outputs.refusals",
+    "name_problem": "recon.sandbox.outputs.refusals",
+    "refused": "recon.sandbox.outputs.refusals",
+    "shown": "recon.sandbox.outputs.refusals",
+    "too_deep": "recon.sandbox.outputs.refusals",
+    "too_many": "recon.sandbox.outputs.refusals",
+    "unpack_output": "recon.sandbox.outputs.unpack",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+__getattr__ = exports(__name__, _EXPORTS)

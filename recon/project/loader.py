@@ -17,6 +17,7 @@ from recon.model.calibration import FOLDER as CALIBRATIONS
 from recon.model.calibration import Calibration
 from recon.model.calibration import path_of as calibration_path
 from recon.model.grading import against_contract
+from recon.project.matrix import points
 from recon.store import digest_json
 
 
@@ -254,8 +255,6 @@ class Project:
 def _cross_check(case: LoadedCase) -> None:
     """What no single file can check: the sealed checks against the public contract, and
     one matrix point id per route × viewport × state."""
-    from recon.pipeline.matrix import points
-
     problems = against_contract(case.grading, case.contract)
     if problems:
         raise ConfigError(f"{shown(case.grading_file)}: {problems[0]}")

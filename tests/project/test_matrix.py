@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 
 from recon.model import Contract
-from recon.pipeline.cells import Runtime
 from recon.pipeline.graph import Graph
-from recon.pipeline.matrix import Point, points
-from recon.pipeline.project import Project
+from recon.pipeline.runtime import Runtime
+from recon.project.loader import Project
+from recon.project.matrix import Point, points
 from tests.conftest import copy_project
 
 CONTRACT = Contract.model_validate(

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from recon.errors import ConfigError
 from recon.model.base import shown
 from recon.model.viewport import VIEWPORTS
-from recon.pipeline.project import LoadedCase
+from recon.project.loader import LoadedCase
 
 if TYPE_CHECKING:  # playwright loads only when a reference is rendered
     from playwright.sync_api import Browser
@@ -63,7 +63,7 @@ def _states(
     """Every route at every viewport and every state at each of its viewports: the
     problems, and the DOM snapshot of the first route's default state per viewport (where
     regions resolve)."""
-    from recon.render import capture
+    from recon.render.capture import capture
 
     where = shown(case.public / "contract.yaml")
     found: list[str] = []

@@ -1,4 +1,4 @@
-"""Grade cells share decoded stills within a process (recon.pipeline.kinds.grade.decoded):
+"""Grade cells share decoded stills within a process (recon.grade.stored.decoded):
 a second read of a digest decodes nothing, the arrays are read-only, and the cache keeps
 within its byte budget, oldest out first."""
 
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from recon.pipeline.kinds import grade
+from recon.grade import stored
 from recon.store import Store
 
 
@@ -25,7 +25,7 @@ def test_a_still_is_decoded_once_read_only_and_the_cache_keeps_its_budget(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store = Store(tmp_path / "store")
-    monkeypatch.setattr(grade, "_decoded", type(grade._decoded)())
+    monkeypatch.setattr(stored, "_decoded", type(stored._decoded)())
     red, blue, broken = (store.put_bytes(b) for b in (png((255, 0, 0)), png((0, 0, 255)), b"x"))
     reads: list[str] = []
     real = store.read_bytes
@@ -36,18 +36,18 @@ def test_a_still_is_decoded_once_read_only_and_the_cache_keeps_its_budget(
 
     monkeypatch.setattr(store, "read_bytes", counted)
 
-    first = grade.decoded(store, red)
+    first = stored.decoded(store, red)
     assert first is not None and first.shape == (30, 40, 3) and tuple(first[0, 0]) == (255, 0, 0)
-    assert grade.decoded(store, red) is first and reads == [red]
+    assert stored.decoded(store, red) is first and reads == [red]
     assert not first.flags.writeable
     with pytest.raises(ValueError):
         first[0, 0] = 0
-    assert grade.decoded(store, broken) is None and grade.decoded(store, broken) is None
+    assert stored.decoded(store, broken) is None and stored.decoded(store, broken) is None
     assert reads == [red, broken]
 
-    monkeypatch.setattr(grade, "DECODED_BYTES", first.nbytes)  # room for one still
-    second = grade.decoded(store, blue)
+    monkeypatch.setattr(stored, "DECODED_BYTES", first.nbytes)  # room for one still
+    second = stored.decoded(store, blue)
     assert second is not None and np.array_equal(second[0, 0], [0, 0, 255])
-    assert red not in grade._decoded and blue in grade._decoded
-    grade.decoded(store, red)
+    assert red not in stored._decoded and blue in stored._decoded
+    stored.decoded(store, red)
     assert reads == [red, broken, blue, red]

@@ -393,7 +393,10 @@ def test_a_model_that_never_answers_is_a_timeout_at_wall_s(
     upstream = _flaky({agent.hang_at: "hang"})
     run = _attempt(engine, image, tmp_path, entry, config=_config(upstream))
     assert run.outcome == "timeout", _failed(run)
-    assert "20" in run.reason and upstream.sent == agent.hang_at
+    # On a busy machine an agent may still be starting at wall_s (aider once had not made its
+    # first call after 20 s at load 16): the same timeout, one call short. A stop with the
+    # call in flight is tests/gateway/test_live.py's, without a container.
+    assert "20" in run.reason and upstream.sent in (agent.hang_at - 1, agent.hang_at)
     assert run.timings["agent"] >= 20
 
 

@@ -3,10 +3,12 @@ nowhere else, failures classified and retried at the gateway."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import ssl
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -251,3 +253,45 @@ def test_a_key_echoed_in_a_stream_is_scrubbed_event_by_event() -> None:
     assert '"key": "[credential]"' in answer.events[1].data
     assert answer.headers["request-id"] == "[credential]"
     assert CANARY.encode() not in answer.data + recording.model_dump_json().encode()
+
+
+@dataclass
+class Hanging:
+    """An upstream that takes a call and never answers it."""
+
+    kind: UpstreamKind = "scripted"
+    credential: None = None
+    called: threading.Event = field(default_factory=threading.Event)
+
+    async def send(self, out: Outgoing) -> Reply:
+        self.called.set()
+        await asyncio.Event().wait()
+        raise AssertionError("never answered")
+
+    async def close(self) -> None:
+        return None
+
+
+def test_a_call_in_flight_when_the_gateway_stops_is_cancelled_not_waited_on() -> None:
+    """An agent killed at its time limit leaves its call hanging upstream: the gateway's
+    stop cancels it (before, aiohttp waited for it and the stop timed out, so a model that
+    never answered was recorded as the harness's failure, not a timeout)."""
+    upstream = Hanging()
+    path, body = request_for("chat", False)
+    answers: list[object] = []
+    with serve_gateway(config(upstream), tcp=True) as gateway:  # type: ignore[arg-type]
+        port, token = gateway.port or 0, gateway.token
+
+        def call() -> None:
+            try:
+                answers.append(post(port, path, body, auth("chat", token)))
+            except OSError as err:  # the connection closed under the call
+                answers.append(err)
+
+        client = threading.Thread(target=call)
+        client.start()
+        assert upstream.called.wait(timeout=60), "the call never reached the upstream"
+    client.join(timeout=60)
+    assert not client.is_alive() and len(answers) == 1
+    answer = answers[0]
+    assert isinstance(answer, OSError) or (isinstance(answer, Answer) and answer.status >= 500)

@@ -8,20 +8,30 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.recon-installed
 ENGINE  = $(PY) -c "import sys; from recon.sandbox.engine import main; sys.exit(main())"
+IMAGE   = $(PY) -c "import sys; from recon.sandbox.rootfs import main; sys.exit(main())"
+IMAGE_LOG := $(VENV)/image-build.log
 DEBS   := chromium fonts-dejavu-core fonts-liberation2 docker.io debootstrap iproute2
 
-.PHONY: demo test system venv engine deps lint bench clean-state
+.PHONY: demo test system venv engine image deps lint bench clean-state
 
 demo: system venv deps
 	@$(ENGINE) || echo "make demo: no docker engine could start; the demo release uses the native backend"
 	$(VENV)/bin/doit release:demo
 	@echo "demo release: releases/demo/release.json, releases/demo/manifest.json, releases/demo/site/index.html"
 
+# The sandbox image is built (or found) in the background while pytest runs the tests that
+# need no engine; the docker tier runs last (tests/conftest.py) and waits on the same lock.
 test: system venv deps
 	@$(ENGINE) || echo "make test: no docker engine could start; the docker tier will skip and say why"
-	@$(PY) -m pytest -p no:cacheprovider --durations=30; rc=$$?; \
+	@$(IMAGE) > $(IMAGE_LOG) 2>&1 & image=$$!; \
+	$(PY) -m pytest -p no:cacheprovider --durations=30; rc=$$?; \
+	wait $$image; cat $(IMAGE_LOG); \
 	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests; that is a failure"; exit 1; fi; \
 	exit $$rc
+
+# The sandbox image formal attempts run in, built when the engine lacks it.
+image: system venv engine deps
+	$(IMAGE)
 
 system:
 	@missing=""; for p in $(DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \

@@ -458,3 +458,24 @@ def _remove(root: Path) -> None:
 
 def _lap(started: float) -> float:
     return time.monotonic() - started
+
+
+def main() -> int:
+    """`make image`: the sandbox image of this machine, built when the engine lacks it (a tag
+    lookup when it has it). `make test` runs it in the background while the tests that need
+    no engine run, so the minutes of a cold build overlap them."""
+    try:
+        built = ensure_image()
+    except (HarnessError, DockerException) as err:
+        print(f"recon image: {err}")
+        return 1
+    if built.cached:
+        print(f"recon image: {built.tag} is in the engine ({built.image_id[:19]})")
+    else:
+        parts = ", ".join(f"{k} {v:.1f}s" for k, v in built.timings.items())
+        print(f"recon image: built {built.tag} in {built.took_s:.1f}s ({parts})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -6,15 +6,20 @@ import importlib.util
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 import yaml
+from playwright.sync_api import Browser
+
+from recon.render.browser import open_browser
 
 REPO = Path(__file__).resolve().parent.parent
 PROJECT_PARTS = ("dodo.py", "recon", "cases", "entries")
@@ -113,8 +118,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The modules of the docker tier run last, each kept whole (its module fixtures built
     once), in their collected order: `make test` builds the sandbox image in the background
     meanwhile, and the first docker test waits on its lock instead of building it."""
-    docker = {item.module.__name__ for item in items if item.get_closest_marker("docker")}
-    items.sort(key=lambda item: item.module.__name__ in docker)
+    docker = {item.path for item in items if item.get_closest_marker("docker")}
+    items.sort(key=lambda item: item.path in docker)
 
 
 @pytest.fixture(scope="session")
@@ -182,3 +187,29 @@ def bench_module(name: str) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """One chromium for a module's tests (each capture opens a fresh context). A module whose
+    tests launch browsers of their own runs them before the first test that asks for this
+    one: playwright's sync API refuses a second browser on a thread that holds one."""
+    with open_browser() as opened:
+        yield opened
+
+
+def reader(files: Mapping[str, str | bytes]) -> Callable[[str], bytes | None]:
+    """A build-output reader over ``files`` (text is UTF-8 encoded); None for other paths."""
+
+    def read(path: str) -> bytes | None:
+        body = files.get(path)
+        return body.encode() if isinstance(body, str) else body
+
+    return read
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listened on a moment ago."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])

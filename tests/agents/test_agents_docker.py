@@ -7,7 +7,6 @@ Code, Codex CLI) become harness failures saying "credentials missing"."""
 from __future__ import annotations
 
 import json
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,7 @@ from recon.agents import FixedScript, ModelServer, serve_model
 from recon.model import AttemptRecord, RunRecord
 from recon.sandbox import ImageBuild, deps
 from recon.store import Store
-from tests.conftest import copy_project, doit
+from tests.conftest import copy_project, doit, free_port
 from tests.sandbox.conftest import engine, image  # noqa: F401  (fixtures)
 
 SECRET = "sk-scripted-5f1e0c2a9b7d"
@@ -143,12 +142,6 @@ protocol:
 """
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.mark.docker
 @pytest.mark.slow
 def test_the_build_serves_the_scripted_model_itself(
@@ -160,7 +153,7 @@ def test_the_build_serves_the_scripted_model_itself(
     """No server of the test's and no key in the environment: the attempt starts the
     scripted model on the port its entry names, issues the key, and mini-swe-agent writes
     the case's faithful answer through bash, byte for byte the build of scripted-faithful."""
-    port = _free_port()
+    port = free_port()
     project = copy_project(tmp_path / "project")
     entry = project / "entries" / "mini-swe-agent-scripted.yaml"
     entry.write_text(entry.read_text().replace("127.0.0.1:18080", f"127.0.0.1:{port}"))

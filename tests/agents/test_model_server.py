@@ -21,6 +21,7 @@ from recon.agents import CaseScripts, FixedScript, ModelServers, scripted_port, 
 from recon.agents.model_script import CHUNK, SUBMIT, case_replies, write_commands
 from recon.errors import ConfigError, HarnessError
 from recon.project.loader import Project
+from tests.conftest import free_port
 
 REPO = Path(__file__).resolve().parents[2]
 ANSWERS = REPO / "entries" / "scripted" / "answers"
@@ -130,14 +131,8 @@ def test_the_port_comes_from_set_env_and_egress_must_admit_it(tmp_path: Path) ->
         scripted_port(_mini(tmp_path, 18123, egress=18124))
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def test_concurrent_attempts_share_one_server_stopped_after_the_last(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     entry = _mini(tmp_path, port)
     servers = ModelServers()
     brief = (REPO / "cases" / "html5-boilerplate" / "public" / "brief.md").read_text()

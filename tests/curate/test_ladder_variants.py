@@ -4,7 +4,6 @@ every defect changes its region; one that changes nothing is an error."""
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,7 @@ from recon.curate.ladder import LadderError
 from recon.grade.regional import resolve_regions
 from recon.model import load_yaml
 from recon.model.grading import DIMENSIONS, Grading, Region
-from recon.render import Viewport, open_browser
+from recon.render import Viewport
 from recon.render.capture import capture
 from tests.conftest import suite_cases
 
@@ -28,12 +27,6 @@ REPO = Path(__file__).resolve().parents[2]
 CASES = [REPO / "cases" / case for case in suite_cases()]  # RECON_FULL_SUITE=1: all
 ANSWERS = REPO / "entries" / "scripted" / "answers"
 DESKTOP = Viewport("desktop", 1440, 900)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with open_browser() as opened:
-        yield opened
 
 
 _BUILT: dict[Path, tuple[Grading, ladder.Ladder]] = {}

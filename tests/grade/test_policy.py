@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import io
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import quote, urlsplit
 
@@ -19,7 +19,7 @@ from recon.grade.attempt import decode_png, served_images
 from recon.grade.policy import PolicyScore, score
 from recon.model.grading import Policy
 from recon.render import Capture, Viewport
-from recon.render.browser import chromium_path, open_browser
+from recon.render.browser import chromium_path
 from recon.render.capture import capture
 from tests.grade.synthetic import draw, el, landing
 
@@ -370,12 +370,6 @@ EXPECTED = {  # the row that names the paint (others may follow)
     "video-poster": ("inline image", "poster"),
     "shadow-root-img": ("inline image", "img"),
 }
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with open_browser() as b:
-        yield b
 
 
 def page(body: str, **files: bytes) -> dict[str, bytes]:

@@ -20,7 +20,7 @@ faithful answer, and the requirement is judged on the points where it applies.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,7 +34,7 @@ from recon.grade.attempt import View, _global, decode_png
 from recon.model import load_yaml
 from recon.model.contract import Contract
 from recon.render import Viewport
-from recon.render.browser import chromium_path, open_browser
+from recon.render.browser import chromium_path
 from recon.render.capture import capture
 from tests.conftest import suite_cases
 from tests.grade import visual_variants as vv
@@ -112,12 +112,6 @@ def _render(browser: Browser, tree: vv.Tree, contract: Contract) -> dict[str, Vi
             failure=shot.failure,
         )
     return views
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with open_browser() as b:
-        yield b
 
 
 @pytest.fixture(scope="module", params=PAGES, ids=[p.name for p in PAGES])

@@ -12,7 +12,6 @@ import json
 import os
 import secrets
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -22,6 +21,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
+
+from tests.conftest import free_port
 
 RAY = Path(sys.executable).with_name("ray")
 START_TIMEOUT_S = 300
@@ -69,12 +70,6 @@ def _groups(sid: int) -> set[int]:
     return found
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def cluster_env(folder: Path) -> dict[str, str]:
     token = folder / "token"
     token.write_text(secrets.token_hex(32))
@@ -118,7 +113,7 @@ def ray_cluster(
 def _start(cpus: int, docker: int, node_env: dict[str, str]) -> tuple[Cluster, IO[bytes]]:
     folder = Path(tempfile.mkdtemp(prefix="rt-", dir="/tmp"))  # short: unix socket paths
     env = cluster_env(folder)
-    port = _free_port()
+    port = free_port()
     offered = {"browser": cpus, **({"docker": docker} if docker else {})}
     argv = [str(RAY), "start", "--head", "--block", "--node-ip-address=127.0.0.1",
             f"--port={port}", f"--num-cpus={cpus}", f"--resources={json.dumps(offered)}",

@@ -30,7 +30,7 @@ import pytest
 from recon.errors import ConfigError
 from recon.pipeline.raycluster import answers
 from recon.store import Store
-from tests.conftest import Build, copy_project, doit
+from tests.conftest import Build, copy_project, doit, free_port
 from tests.pipeline.netcluster import (
     NetCluster,
     Running,
@@ -193,19 +193,13 @@ def test_a_capture_lost_more_times_than_allowed_fails_the_build_unpublished(
     assert losses_said(build.stderr) == "lost 3 (resubmitted 2): capture 3 (resubmitted 2)"
 
 
-def _closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def test_an_address_no_cluster_answers_on_is_refused() -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         sock.listen()
         answers(f"127.0.0.1:{sock.getsockname()[1]}")  # something answers: Ray's to judge
     answers("auto")
-    port = _closed_port()
+    port = free_port()
     with pytest.raises(ConfigError, match=rf"address=127.0.0.1:{port}: no Ray cluster answers"):
         answers(f"127.0.0.1:{port}")
 
@@ -213,7 +207,7 @@ def test_an_address_no_cluster_answers_on_is_refused() -> None:
 def test_a_build_on_an_address_no_cluster_answers_on_is_one_line_exit_2(tmp_path: Path) -> None:
     project = copy_project(tmp_path / "p")
     slow_release(project)
-    address = f"127.0.0.1:{_closed_port()}"
+    address = f"127.0.0.1:{free_port()}"
     build = doit(project, "-n", "2", "-P", "thread", "release:slow", "executor=ray",
                  f"address={address}", check=False)  # fmt: skip
     assert build.code == 2, build.stderr

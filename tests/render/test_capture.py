@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import Browser
 
 from recon.errors import HarnessError
-from recon.render import ORIGIN, Capture, NetworkEvent, Reader, Viewport, browser_version
+from recon.render import ORIGIN, Capture, NetworkEvent, Viewport, browser_version
 from recon.render.browser import chromium_path, open_browser
 from recon.render.capture import capture
+from tests.conftest import reader
 
 needs_chromium = pytest.mark.skipif(
     not os.access(chromium_path(), os.X_OK), reason=f"no chromium at {chromium_path()}"
@@ -55,21 +55,8 @@ DYNAMIC = {
 }
 
 
-def reader(files: dict[str, str]) -> Reader:
-    return lambda path: files[path].encode() if path in files else None
-
-
 def h1_text(shot: Capture) -> str:
     return next(e["text"] for e in shot.dom if e["tag"] == "h1")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """One browser for the module's tests (each capture opens a fresh context). The tests
-    that launch browsers of their own run before the first that asks for it: the sync API
-    refuses a second browser on a thread that holds one."""
-    with open_browser() as b:
-        yield b
 
 
 @pytest.mark.browser

@@ -6,20 +6,20 @@ from __future__ import annotations
 import importlib
 import os
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser
 
 from recon.model.contract import Step
-from recon.render import ORIGIN, NetworkEvent, Reader, Viewport
+from recon.render import ORIGIN, NetworkEvent, Viewport
 from recon.render.browser import FONT_DIR, chromium_path, open_browser
 from recon.render.capture import capture
 from recon.render.page import load, open_page
 from recon.render.session import SCRIPT_LIMIT_S
 from recon.render.snapshot import _DOM_JS
 from recon.render.stills import MAX_HEIGHT, MAX_PIXELS, MAX_WIDTH, png_size
+from tests.conftest import reader
 
 pytestmark = [
     pytest.mark.browser,
@@ -62,20 +62,6 @@ OVERRIDES = """<script>
   Object.defineProperty(Element.prototype, 'tagName', {get: () => 'FAKE'});
   window.fetch = () => Promise.reject(new Error('no'));
 </script>"""
-
-
-def reader(files: dict[str, str | bytes]) -> Reader:
-    def read(path: str) -> bytes | None:
-        body = files.get(path)
-        return body.encode() if isinstance(body, str) else body
-
-    return read
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with open_browser() as b:
-        yield b
 
 
 def test_hostile_page_renders_identically_in_two_browsers() -> None:
@@ -153,7 +139,7 @@ def test_a_slow_dom_snapshot_is_not_blamed_on_the_page(
 
     def slow(*args: object, **kwargs: object) -> object:
         time.sleep(SCRIPT_LIMIT_S + 1)
-        return real(*args, **kwargs)  # type: ignore[arg-type]
+        return real(*args, **kwargs)
 
     monkeypatch.setattr(capture_module, "snapshot", slow)
     shot = capture(browser, reader({"index.html": "<p>static</p>"}), "/", VIEWPORT)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -10,7 +9,6 @@ from playwright.sync_api import Browser
 
 from recon.model.interaction import Locator
 from recon.render import Viewport
-from recon.render.browser import open_browser
 from recon.render.locate import Locate
 from recon.render.page import load, open_page
 
@@ -35,12 +33,6 @@ HOSTILE = """<script>
   Node.prototype.compareDocumentPosition = () => 0;
   Object.defineProperty(Node.prototype, 'textContent', {get: () => 'forged'});
 </script>"""
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with open_browser() as b:
-        yield b
 
 
 def ids(browser: Browser, page: str, **spec: Any) -> list[str]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -12,9 +11,10 @@ from PIL import Image
 from playwright.sync_api import Browser
 
 from recon.model.contract import Step
-from recon.render import Motion, Reader, Viewport, record_motion
+from recon.render import Motion, Viewport, record_motion
 from recon.render.browser import chromium_path, open_browser
 from recon.render.motion import animated_webp, strip
+from tests.conftest import reader
 
 pytestmark = [
     pytest.mark.browser,
@@ -50,20 +50,10 @@ PAGE = """<!doctype html><meta charset="utf-8">
 OPEN = (Step.model_validate({"click": {"role": "button", "name": "Open"}}),)
 
 
-def reader(files: dict[str, str]) -> Reader:
-    return lambda path: files[path].encode() if path in files else None
-
-
 def pixel(png: bytes, xy: tuple[int, int]) -> tuple[int, int, int]:
     rgb = Image.open(io.BytesIO(png)).convert("RGB").getpixel(xy)
     assert isinstance(rgb, tuple)
     return (int(rgb[0]), int(rgb[1]), int(rgb[2]))
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with open_browser() as b:
-        yield b
 
 
 def record(browser: Browser, **options: object) -> Motion:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -11,11 +10,12 @@ from playwright.sync_api import Browser
 
 from recon.grade.workflow import key
 from recon.model.grading import Assertion, Workflow
-from recon.render import CheckResult, Reader, Viewport, run_checks, run_workflow
-from recon.render.browser import chromium_path, open_browser
+from recon.render import CheckResult, Viewport, run_checks, run_workflow
+from recon.render.browser import chromium_path
 from recon.render.capture import capture
 from recon.render.page import load, open_page
 from recon.render.snapshot import _DOM_JS
+from tests.conftest import reader
 
 needs_chromium = pytest.mark.skipif(
     not os.access(chromium_path(), os.X_OK), reason=f"no chromium at {chromium_path()}"
@@ -89,16 +89,6 @@ EXPECTED = {
     "wrong-colour": False,
     "bad-css": False,
 }
-
-
-def reader(files: dict[str, str]) -> Reader:
-    return lambda path: files[path].encode() if path in files else None
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with open_browser() as b:
-        yield b
 
 
 @pytest.mark.browser

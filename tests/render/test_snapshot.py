@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import os
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -17,7 +16,7 @@ from playwright.sync_api import Browser
 
 from recon.render import ORIGIN, Viewport
 from recon.render import snapshot as snapshot_module
-from recon.render.browser import chromium_path, open_browser
+from recon.render.browser import chromium_path
 from recon.render.capture import capture
 from recon.render.snapshot import TRIES, snapshot
 
@@ -174,12 +173,6 @@ def paints_of(dom: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
 
 def ink_of(dom: list[dict[str, Any]], text: str) -> dict[str, Any]:
     return next(e["ink"] for e in dom if e["text"] == text)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with open_browser() as b:
-        yield b
 
 
 def shot(browser: Browser, html: str) -> list[dict[str, Any]]:

@@ -6,17 +6,18 @@ from __future__ import annotations
 import io
 import json
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from PIL import Image
 from playwright.sync_api import Browser
 
-from recon.render import Reader, Viewport
-from recon.render.browser import FONT_DIR, chromium_path, open_browser
+from recon.render import Viewport
+from recon.render.browser import FONT_DIR, chromium_path
 from recon.render.capture import capture
 from recon.render.stills import TRIES, differing_pixels
+from tests.conftest import reader
 
 pytestmark = [
     pytest.mark.browser,
@@ -133,14 +134,8 @@ def test_a_settling_page_gives_the_same_bytes_in_ten_processes(
     assert below["background"] == "rgb(221, 221, 238)", "below the fold: never intersected"
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with open_browser() as b:
-        yield b
-
-
-def reader(html: str) -> Reader:
-    return lambda path: html.encode() if path == "index.html" else None
+def page(html: str) -> Callable[[str], bytes | None]:
+    return reader({"index.html": html})
 
 
 FOREVER = {
@@ -161,7 +156,7 @@ setInterval(paint, 8);
 
 @pytest.mark.parametrize("name", sorted(FOREVER))
 def test_a_page_that_animates_for_ever_is_recorded_unstable(browser: Browser, name: str) -> None:
-    shot = capture(browser, reader(FOREVER[name]), "/", VIEWPORT)
+    shot = capture(browser, page(FOREVER[name]), "/", VIEWPORT)
     assert shot.status == "unstable"
     assert not shot.stability.stable and shot.stability.pairs == TRIES
     assert shot.stability.differing_pixels > 0
@@ -171,7 +166,7 @@ def test_a_page_that_animates_for_ever_is_recorded_unstable(browser: Browser, na
 
 
 def test_a_still_page_is_proven_stable_with_one_pair(browser: Browser) -> None:
-    shot = capture(browser, reader("<!doctype html><h1>Still</h1>"), "/", VIEWPORT)
+    shot = capture(browser, page("<!doctype html><h1>Still</h1>"), "/", VIEWPORT)
     assert (shot.status, shot.stability.pairs, shot.stability.differing_pixels) == ("stable", 1, 0)
 
 
@@ -180,7 +175,7 @@ def test_a_css_animation_that_runs_for_ever_is_collapsed_for_stills(browser: Bro
     spinner = """<!doctype html><style>@keyframes spin { to { transform: rotate(360deg) } }
     div { width: 50px; height: 50px; background: #36c; animation: spin 1s linear infinite }
     </style><div></div>"""
-    assert capture(browser, reader(spinner), "/", VIEWPORT).status == "stable"
+    assert capture(browser, page(spinner), "/", VIEWPORT).status == "stable"
 
 
 def png(size: tuple[int, int], dots: list[tuple[int, int]]) -> bytes:

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from playwright.sync_api import Browser
 
 from recon.model.contract import Step
-from recon.render import Capture, Reader, Viewport
-from recon.render.browser import chromium_path, open_browser
+from recon.render import Capture, Viewport
+from recon.render.browser import chromium_path
 from recon.render.capture import capture
+from tests.conftest import reader
 
 pytestmark = [
     pytest.mark.browser,
@@ -47,22 +47,12 @@ APP = """<!doctype html><meta charset="utf-8">
 FILES = {"index.html": APP, "data.json": '{"answer": 42}'}
 
 
-def reader(files: dict[str, str]) -> Reader:
-    return lambda path: files[path].encode() if path in files else None
-
-
 def steps(*raw: dict[str, Any]) -> tuple[Step, ...]:
     return tuple(Step.model_validate(s) for s in raw)
 
 
 def text_of(shot: Capture, tag: str) -> list[str]:
     return [e["text"] for e in shot.dom if e["tag"] == tag]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with open_browser() as b:
-        yield b
 
 
 def test_click_waits_out_page_timers_and_the_state_shows(browser: Browser) -> None:

@@ -32,6 +32,7 @@ from recon.sandbox.proxy import (
     split_authority,
 )
 from recon.sandbox.rootfs import AGENT_UID as AGENT
+from tests.conftest import free_port
 from tests.sandbox.conftest import client_hello
 from tests.sandbox.local_http import running, serve
 
@@ -154,9 +155,7 @@ def test_proxy_admits_the_allow_list_and_counts_the_rest(upstream: int, sock_dir
 
 
 def test_unreachable_upstream_is_failed_not_refused(sock_dir: Path) -> None:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        closed_port = s.getsockname()[1]
+    closed_port = free_port()
     path = sock_dir / "egress.sock"
     with EgressProxy(path, [f"127.0.0.1:{closed_port}"]) as proxy:
         answer = _ask(path, f"CONNECT 127.0.0.1:{closed_port} HTTP/1.1\r\n\r\n".encode())
@@ -167,9 +166,7 @@ def test_unreachable_upstream_is_failed_not_refused(sock_dir: Path) -> None:
 def test_bridge_forwards_loopback_tcp_to_the_proxy(upstream: int, sock_dir: Path) -> None:
     """bridge.py as it runs in the container: 127.0.0.1:PORT → the proxy's unix socket."""
     path = sock_dir / "egress.sock"
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     with EgressProxy(path, [f"127.0.0.1:{upstream}"]) as proxy:
         bridge = subprocess.Popen(
             [sys.executable, str(BRIDGE), str(path), str(port)], stdout=subprocess.PIPE

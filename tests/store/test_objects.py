@@ -28,11 +28,6 @@ def stray_files(root: Path) -> list[Path]:
     ]
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> Store:
-    return Store(tmp_path / "store")
-
-
 def test_put_bytes_names_the_object_by_its_blake3_digest(store: Store) -> None:
     data = b"hello, store\n"
     digest = store.put_bytes(data)

@@ -62,11 +62,6 @@ def subtree(store: Store, root: str, rel: str) -> str:
     return digest
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> Store:
-    return Store(tmp_path / "store")
-
-
 def test_same_content_in_two_folders_gives_the_same_root(store: Store, tmp_path: Path) -> None:
     one = write_files(tmp_path / "one", FILES)
     two = write_files(tmp_path / "elsewhere" / "two", dict(reversed(FILES.items())))

@@ -9,7 +9,7 @@ import pytest
 
 from recon.model import Contract, Entry
 from recon.sandbox import AttemptRun, native, parse_trace, run_native
-from tests.sandbox.tricks import INDEX, TRICKS, Trick, agent, capped, names_first
+from tests.sandbox.tricks import TRICKS, Trick, agent, capped, check_attempt
 
 
 def _entry(script: str, wall_s: int = 30, env: list[str] | None = None) -> Entry:
@@ -282,18 +282,8 @@ def _trick_entry(tmp_path: Path, trick: Trick) -> Entry:
 def test_every_trick_is_an_attempt_with_its_reason(ws: Path, tmp_path: Path, trick: Trick) -> None:
     (ws / "brief.md").write_text("the brief\n")
     run = _run(ws, _trick_entry(tmp_path, trick), tmp_path, CONTRACT, 30)
-    if not trick.refusals:
-        assert run.outcome == "valid", (run.reason, run.refusals)
-        assert run.output is not None and run.refusals == []
-        found = sorted(str(p.relative_to(run.output)) for p in run.output.rglob("*") if p.is_file())
-        assert found == list(trick.files)
-        assert not [p for p in run.output.rglob("*") if p.is_symlink()]
-        assert (run.output / "index.html").read_text() == INDEX
-        return
-    expected = trick.expected("site")
-    assert (run.outcome, run.output, run.refusals) == ("ungradeable", None, expected), run.reason
-    assert names_first(run.reason, expected[0])
-    assert not (tmp_path / "out").exists()
+    check_attempt(run, trick, "site")
+    assert bool(trick.refusals) != (tmp_path / "out").exists()  # a refused output is not kept
 
 
 @pytest.mark.parametrize("target", ["elsewhere", "nowhere"])  # dangling: the same refusal

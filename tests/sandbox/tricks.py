@@ -4,6 +4,8 @@ harness must make of it: shared by the unit, native, docker and release tests.""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from recon.model import Budget
 
@@ -122,3 +124,20 @@ def names_first(reason: str, refusal: str) -> bool:
 
 def capped(budget: Budget) -> Budget:
     return budget.model_copy(update={"output_files": FILES, "output_depth": DEPTH})
+
+
+def check_attempt(run: Any, trick: Trick, out: str) -> None:
+    """What any backend must make of ``trick`` written into ``out/``: a valid attempt with
+    exactly its files and no link, or an ungradeable one naming the first refusal first."""
+    if not trick.refusals:
+        assert run.outcome == "valid", (run.reason, run.refusals)
+        output: Path = run.output
+        assert output is not None and run.refusals == []
+        found = sorted(str(p.relative_to(output)) for p in output.rglob("*") if p.is_file())
+        assert found == list(trick.files)
+        assert not [p for p in output.rglob("*") if p.is_symlink()]
+        assert (output / "index.html").read_text() == INDEX
+        return
+    expected = trick.expected(out)
+    assert (run.outcome, run.output, run.refusals) == ("ungradeable", None, expected), run.reason
+    assert names_first(run.reason, expected[0])

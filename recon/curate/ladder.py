@@ -20,6 +20,10 @@ sealed reference by a fixed rule, never tuned per case:
 - ``image-only`` (cheat): the reference with its content hidden (``display: none``) and
   only an ``<img>`` of the desktop evidence shown.
 
+A cheat covers every route of the contract: each route's page shows that route's own
+desktop evidence still (the root's where the case froze none for it), so no route keeps
+the reference and its full credit.
+
 The *target region* is the grading's heaviest region (the first of equal weights). It
 is resolved by the grader's own selector engine (``recon.grade.selectors``) on a DOM
 snapshot of the rendered reference at the region's viewport, so the ladder alters the
@@ -57,6 +61,7 @@ from PIL import Image
 from recon.curate.pin import Tree, read_tree
 from recon.errors import ConfigError
 from recon.grade import Box, selectors
+from recon.model import Contract, load_yaml
 from recon.model.grading import Grading, Region
 from recon.model.viewport import VIEWPORTS, Viewport
 
@@ -149,30 +154,74 @@ def blank() -> Tree:
     return {PAGE: BLANK_PAGE}
 
 
-def evidence_background(reference: Tree, evidence_png: bytes) -> Tree:
-    """The real content invisible, the evidence screenshot painted as the page background."""
-    _, height = png_size(evidence_png)
-    css = (
-        f"html {{ background: #fff url('{EVIDENCE_ASSET}') no-repeat left top / 100% auto "
-        f"!important; min-height: {height}px; }}\n"
-        "body { background: transparent !important; visibility: hidden !important; }"
-    )
-    tree = _inject(reference, css=css)
-    tree[EVIDENCE_ASSET] = evidence_png
+Stills = dict[str, bytes]
+"""A cheat's evidence: each route's page in the build -> the desktop still it shows."""
+
+
+def evidence_background(reference: Tree, evidence: Stills | bytes) -> Tree:
+    """The real content invisible, the evidence screenshot painted as the page background,
+    on every page of ``evidence`` (bytes alone: the root page's)."""
+    tree = dict(reference)
+    for page, png in _stills(evidence).items():
+        asset, url = evidence_asset(page)
+        _, height = png_size(png)
+        css = (
+            f"html {{ background: #fff url('{url}') no-repeat left top / 100% auto "
+            f"!important; min-height: {height}px; }}\n"
+            "body { background: transparent !important; visibility: hidden !important; }"
+        )
+        tree = _inject(tree, css=css, page=page)
+        tree[asset] = png
     return tree
 
 
-def image_only(reference: Tree, evidence_png: bytes) -> Tree:
-    """The real content ``display: none``; only an ``<img>`` of the evidence is shown."""
+def image_only(reference: Tree, evidence: Stills | bytes) -> Tree:
+    """The real content ``display: none``; only an ``<img>`` of the evidence is shown, on
+    every page of ``evidence`` (bytes alone: the root page's)."""
     css = (
         f"body > *:not(#{SHOT_ID}) {{ display: none !important; }}\n"
         "body { margin: 0 !important; max-width: none !important; }\n"
         f"#{SHOT_ID} {{ display: block; width: 100%; height: auto; }}"
     )
-    img = f'<img id="{SHOT_ID}" src="{EVIDENCE_ASSET}" alt="">'
-    tree = _inject(reference, css=css, body_start=img)
-    tree[EVIDENCE_ASSET] = evidence_png
+    tree = dict(reference)
+    for page, png in _stills(evidence).items():
+        asset, url = evidence_asset(page)
+        img = f'<img id="{SHOT_ID}" src="{url}" alt="">'
+        tree = _inject(tree, css=css, body_start=img, page=page)
+        tree[asset] = png
     return tree
+
+
+def evidence_asset(page: str) -> tuple[str, str]:
+    """Where a cheat serves the still of ``page`` in the build, and its URL from the page:
+    ``EVIDENCE_ASSET`` for the root page, one file per other page."""
+    if page == PAGE:
+        return EVIDENCE_ASSET, EVIDENCE_ASSET
+    name = re.sub(r"[^A-Za-z0-9._-]", "~", page)
+    asset = f"{EVIDENCE_ASSET.removesuffix('.png')}-{name}.png"
+    return asset, "../" * page.count("/") + asset
+
+
+def route_stills(case: Path, routes: list[str], reference: Tree) -> Stills:
+    """Each route's page in the reference build -> the route's desktop evidence still (the
+    root's where the case froze none for the route)."""
+    from recon.render.serve import build_path
+
+    evidence = case / "public" / "evidence"
+    root = (evidence / "desktop.png").read_bytes()
+    stills: Stills = {}
+    for route in routes:
+        page = build_path(route)
+        if page is None or page not in reference:
+            raise LadderError(f"route {route}: the reference has no page for it to cheat on")
+        slug = route.strip("/").replace("/", "~")
+        own = evidence / slug / "desktop.png"
+        stills[page] = own.read_bytes() if route != "/" and own.is_file() else root
+    return stills
+
+
+def _stills(evidence: Stills | bytes) -> Stills:
+    return {PAGE: evidence} if isinstance(evidence, bytes) else evidence
 
 
 @dataclass(frozen=True)
@@ -206,7 +255,8 @@ def build(
     sealed = sealed or case / "sealed"
     reference = read_tree(sealed / "reference")
     target = resolve_target(browser, reference, target_region(grading))
-    evidence = (case / "public" / "evidence" / "desktop.png").read_bytes()
+    contract = load_yaml(Contract, case / "public" / "contract.yaml")
+    evidence = route_stills(case, list(contract.routes), reference)
     trees = {
         "reference": reference,
         "faithful": answer_tree(case, answer),
@@ -324,11 +374,13 @@ _REMOVER = """(function () {
 })();"""
 
 
-def _inject(tree: Tree, *, css: str = "", script: str = "", body_start: str = "") -> Tree:
-    """A copy of ``tree`` whose page carries the stylesheet, script and leading markup."""
-    if PAGE not in tree:
-        raise LadderError(f"the build has no {PAGE} to alter")
-    html = tree[PAGE].decode("utf-8")
+def _inject(
+    tree: Tree, *, css: str = "", script: str = "", body_start: str = "", page: str = PAGE
+) -> Tree:
+    """A copy of ``tree`` whose ``page`` carries the stylesheet, script and leading markup."""
+    if page not in tree:
+        raise LadderError(f"the build has no {page} to alter")
+    html = tree[page].decode("utf-8")
     if css:
         html = _before(html, "</head>", f'<style id="recon-ladder">\n{css}\n</style>\n')
     if body_start:
@@ -338,7 +390,7 @@ def _inject(tree: Tree, *, css: str = "", script: str = "", body_start: str = ""
             html, "</body>", f'<script id="recon-ladder-remover">\n{script}\n</script>\n'
         )
     out = dict(tree)
-    out[PAGE] = html.encode("utf-8")
+    out[page] = html.encode("utf-8")
     return out
 
 

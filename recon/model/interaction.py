@@ -26,7 +26,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import Discriminator, Field, Tag, model_serializer, model_validator
+from pydantic import (
+    Discriminator,
+    Field,
+    Tag,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
 from recon.model.base import Strict, union_tag
@@ -52,6 +59,10 @@ EXTRAS = (("value", "fill"), ("key", "press"))
 MAX_TEXT = 4096
 
 
+CHROMIUM_ROLES = {"img": "image"}
+"""ARIA role names chromium's accessibility tree spells otherwise (ARIA's -> chromium's)."""
+
+
 class Locator(Strict):
     """How an element is found: exactly one kind (``name`` only beside ``role``)."""
 
@@ -64,6 +75,19 @@ class Locator(Strict):
     placeholder: str | None = None
     alt: str | None = None
     css: str | None = None
+
+    @field_validator("role")
+    @classmethod
+    def _chromium_spelling(cls, role: str | None) -> str | None:
+        """A role is chromium's computed name (``recon.grade.selectors`` lists them): an
+        ARIA name chromium spells otherwise could never match, so it is refused here, not
+        left to fail in the browser with "no matching element"."""
+        if role in CHROMIUM_ROLES:
+            raise ValueError(
+                f"{role!r} is ARIA's name, which chromium computes as "
+                f"{CHROMIUM_ROLES[role]!r}; write role: {CHROMIUM_ROLES[role]}"
+            )
+        return role
 
     def given(self) -> dict[str, str]:
         return {k: v for k, v in self.model_dump().items() if v is not None}

@@ -116,6 +116,31 @@ def test_cheats_serve_the_desktop_evidence(case: Path) -> None:
     assert "display: none" in _page(image)
 
 
+def test_the_cheats_cover_every_route_each_with_its_own_still() -> None:
+    """clean-blog serves four routes: a cheat that replaced only ``/`` would leave three
+    pages byte-identical to the reference, with their full credit (issue 28 item 6)."""
+    case = REPO / "cases" / "clean-blog"
+    reference = ladder.read_tree(case / "sealed" / "reference")
+    routes = ["/", "/about.html", "/post.html", "/contact.html"]
+    stills = ladder.route_stills(case, routes, reference)
+    evidence = case / "public" / "evidence"
+    assert list(stills) == ["index.html", "about.html", "post.html", "contact.html"]
+    assert stills["about.html"] == (evidence / "about.html" / "desktop.png").read_bytes()
+    assert stills["index.html"] == (evidence / "desktop.png").read_bytes()
+    assert len(set(stills.values())) == 4  # each route its own still
+    for cheat in (ladder.evidence_background, ladder.image_only):
+        tree = cheat(reference, stills)
+        for page, png in stills.items():
+            asset, url = ladder.evidence_asset(page)
+            assert tree[page] != reference[page] and url in tree[page].decode(), (cheat, page)
+            assert tree[asset] == png
+        untouched = set(reference) - set(stills)
+        assert all(tree[path] == reference[path] for path in untouched)
+    assert ladder.evidence_asset("docs/index.html")[1].startswith("../recon-ladder/")
+    with pytest.raises(LadderError, match=r"route /nowhere\.html: the reference has no page"):
+        ladder.route_stills(case, ["/nowhere.html"], reference)
+
+
 def test_blank_has_no_content_and_faithful_is_not_a_copy() -> None:
     assert "<body></body>" in _page(ladder.blank())
     case = REPO / "cases" / "todomvc"

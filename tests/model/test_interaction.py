@@ -84,6 +84,20 @@ def test_an_assertion_locator_gives_one_kind(tmp_path: Path) -> None:
         load_yaml(Grading, path)
 
 
+def test_arias_img_is_refused_with_chromiums_spelling(tmp_path: Path) -> None:
+    """role: img could never match (chromium computes ``image``): refused at load, in an
+    assertion and in a workflow step alike, never left to "no matching element"."""
+    path = tmp_path / "grading.yaml"
+    bad = {"id": "a", "locator": {"role": "img"}, "expect": "visible"}
+    path.write_text(yaml.safe_dump({"assertions": [bad], "weights": WEIGHTS}))
+    fix = r"'img' is ARIA's name, which chromium computes as 'image'; write role: image"
+    with pytest.raises(ConfigError, match=rf"assertions\[0\]\.locator\.role: {fix}"):
+        load_yaml(Grading, path)
+    with pytest.raises(ConfigError, match=rf"steps\[0\]\.click\.role: {fix}"):
+        load_yaml(Grading, grading([{"click": {"role": "img", "name": "Logo"}}], tmp_path))
+    assert Locator(role="image").role == "image"
+
+
 def test_every_case_file_is_in_the_one_shape() -> None:
     for path in sorted(REPO.glob("cases/*/sealed/grading.yaml")):
         assert "action:" not in path.read_text().replace("call-to-action", ""), path

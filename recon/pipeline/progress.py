@@ -255,6 +255,12 @@ class Tracker:
                 build.finished, build.ok = True, ok
                 self._changed(build, "complete", force=True)
 
+    def interrupted(self) -> None:
+        """Save each build's counts as they stand, still unfinished: ^C stopped it."""
+        with self._lock:
+            for build in self.builds:
+                self._changed(build, "interrupted", force=True)
+
     def _changed(self, build: Build, what: str, force: bool = False) -> None:
         now = time.monotonic()
         if force or now - build.written >= WRITE_EVERY_S:

@@ -221,7 +221,13 @@ class ProgressReporter(ConsoleReporter):
         super().runtime_error(msg)
 
     def complete_run(self) -> None:
-        self.tracker.complete(ok=not self.failed)
+        # doit reports from a ``finally``: on ^C the interrupt is still in flight, and the
+        # build is not finished, so its snapshot stays unfinished (status: "interrupted")
+        interrupted = isinstance(sys.exc_info()[1], KeyboardInterrupt)
+        if interrupted:
+            self.tracker.interrupted()
+        else:
+            self.tracker.complete(ok=not self.failed)
         if self.live is not None:
             self.live.stop()
         super().complete_run()
@@ -229,7 +235,7 @@ class ProgressReporter(ConsoleReporter):
             text = "\n".join(summary(build.snapshot()))
             sys.stderr.write(f"[recon] summary {build.release}\n{text}\n")
         sys.stderr.flush()
-        built = [b.release for b in self.tracker.builds]
+        built = [] if interrupted else [b.release for b in self.tracker.builds]
         if self.on_success is not None and not self.failed and built:
             self.on_success(built, self.executed)
         if self.on_failure is not None and self.failed and built:

@@ -175,3 +175,24 @@ def test_a_build_killed_while_it_publishes_leaves_the_old_release_whole(tmp_path
     doit(project, "release:tiny")  # publishes again: removes it
     assert published(out) == before
     assert [p.name for p in out.parent.iterdir() if p.name.startswith(".")] == []
+
+
+def test_an_interrupted_build_is_saved_unfinished_and_neither_published_nor_marked(
+    tmp_path: Path,
+) -> None:
+    told: list[str] = []
+    cells = {"demo": [CellRef("grade", "a.0", {})]}
+    tracker = Tracker(tmp_path, "local")
+    reporter = ProgressReporter(tracker, {}, cells, "plain", None,
+                                on_success=lambda built, ran: told.append("success"),
+                                on_failure=lambda failed: told.append("failure"))  # fmt: skip
+    reporter.initialize({}, ["release:demo"])
+    try:
+        raise KeyboardInterrupt
+    except KeyboardInterrupt:  # doit calls complete_run from a finally as ^C goes by
+        reporter.complete_run()
+    (snap,) = tracker.snapshots()
+    assert not snap.finished and snap.ok is None and told == []
+    reporter.complete_run()  # a build that ends on its own is finished
+    (snap,) = tracker.snapshots()
+    assert snap.finished and snap.ok is True and told == ["success"]

@@ -79,7 +79,7 @@ from playwright.sync_api import Locator as PwLocator
 import recon
 from recon.model import Contract, load_yaml
 from recon.model.interaction import Locator, Offset, Step
-from recon.project.matrix import Point, points
+from recon.model.matrix import Point, points
 from recon.render import ORIGIN, Reader, Viewport, browser_version, open_browser
 from recon.render.capture import capture
 

@@ -17,7 +17,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("store",),
     ("model",),
     ("gateway",),  # the model gateway: the project loader reads its prices and settings
-    ("project",),  # loading cases, entries and releases; matrix points
+    ("project",),  # loading cases, entries and releases
     ("sandbox", "render", "grade"),
     ("agents",),
     ("curate", "release"),

@@ -24,6 +24,7 @@ from jinja2 import ChoiceLoader, Environment, PackageLoader
 from recon.calibrate.pairs import Chosen
 from recon.errors import ConfigError
 from recon.model import PairKey
+from recon.model.matrix import evidence_still
 from recon.model.preferences import KeyedPair
 from recon.site.render import asset
 from recon.site.render import environment as site_environment
@@ -51,16 +52,8 @@ def environment() -> Environment:
     return site_environment().overlay(loader=ChoiceLoader(loaders))
 
 
-def evidence_name(point: str) -> str:
-    """The evidence still of a matrix point (``recon.curate.freeze``'s names)."""
-    slug, viewport, state = point.rsplit(".", 2)
-    if state != "default":
-        return f"{viewport}--{state}.png"
-    return f"{viewport}.png" if slug == "root" else f"{slug}/{viewport}.png"
-
-
 def _evidence(cases: Path, case: str, point: str, site: Path, seen: dict[Path, str]) -> list[str]:
-    source = cases / case / "public" / "evidence" / evidence_name(point)
+    source = cases / case / "public" / "evidence" / evidence_still(point)
     if not source.is_file():
         return []
     if source not in seen:

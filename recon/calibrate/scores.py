@@ -30,7 +30,9 @@ CALIBRATED = "~"
 
 @dataclass(frozen=True)
 class Shot:
-    """One capture of one matrix point of one attempt, with its scores."""
+    """One capture of one matrix point of one attempt, with its scores. The point is named
+    by its id (:attr:`recon.model.matrix.Point.id`), as grade tables and preference rows
+    name it: a shot holds nothing else of the point."""
 
     case: str
     point: str

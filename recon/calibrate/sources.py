@@ -18,8 +18,8 @@ from recon.grade.attempt import Build
 from recon.grade.stored import read_builds, read_probed, read_views
 from recon.model import Calibration, CellRecord, Manifest, load_yaml
 from recon.model.calibration import path_of
+from recon.model.matrix import points
 from recon.project.loader import Project
-from recon.project.matrix import points
 from recon.store import ActionCache, Store
 
 SHARED = ("oracle.", "reference-probe.", "starter-capture.", "starter-probe.")

@@ -1,7 +1,8 @@
 """Curator tool: render a case's sealed reference into its public evidence.
 
 This is the only place sealed material flows toward public/: as pixels of the contract's
-matrix, which is what the Candidate is meant to see. ``public/evidence/`` gets
+matrix, which is what the Candidate is meant to see. ``public/evidence/`` gets (the
+stills named by :func:`recon.model.matrix.evidence_still`)
 
 - ``<viewport>.png``: the full page at route ``/``, per contract viewport;
 - ``<route>/<viewport>.png``: the full page at each other route (``/about.html`` ->
@@ -22,13 +23,13 @@ contract declares (a step fails, a route is missing) is the contract's problem: 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from recon.errors import ConfigError
 from recon.model.base import shown
-from recon.model.contract import Contract, Step, Viewport
+from recon.model.contract import Contract
+from recon.model.matrix import Point
 from recon.store import atomic
 
 if TYPE_CHECKING:  # playwright loads only when evidence is rendered, not with recon.curate
@@ -50,18 +51,17 @@ def render_evidence(reference: Path, public: Path, contract: Contract) -> list[P
     written: list[Path] = []
     with open_browser() as browser:
         for vp in contract.viewports:
-            out = evidence / f"{vp.name}.png"
-            written.append(_still(browser, read, "/", vp, (), out, f"{source}: viewports"))
+            pt = Point("/", vp)
+            written.append(_still(browser, read, pt, evidence, f"{source}: viewports"))
         for route in [r for r in contract.routes if r != "/"]:
             for vp in contract.viewports:
-                out = evidence / route_folder(route) / f"{vp.name}.png"
                 where = f"{source}: routes ({route})"
-                written.append(_still(browser, read, route, vp, (), out, where))
+                written.append(_still(browser, read, Point(route, vp), evidence, where))
         for i, state in enumerate(contract.states):
             for vp in contract.viewports_of(state):
-                out = evidence / f"{vp.name}--{state.name}.png"
+                pt = Point(state.route, vp, state.name, tuple(state.steps))
                 where = f"{source}: states[{i}] at {vp.name}"
-                written.append(_still(browser, read, state.route, vp, state.steps, out, where))
+                written.append(_still(browser, read, pt, evidence, where))
         for i, transition in enumerate(contract.motion):
             vp = transition.viewport
             shot = record_motion(
@@ -82,11 +82,6 @@ def render_evidence(reference: Path, public: Path, contract: Contract) -> list[P
     return written
 
 
-def route_folder(route: str) -> str:
-    """The evidence folder of a route other than ``/`` (its matrix point slug)."""
-    return route.strip("/").replace("/", "~")
-
-
 def folder_reader(reference: Path) -> Reader:
     """Serve files inside ``reference`` only."""
     root = reference.resolve()
@@ -100,18 +95,12 @@ def folder_reader(reference: Path) -> Reader:
     return read
 
 
-def _still(
-    browser: Browser,
-    read: Reader,
-    route: str,
-    vp: Viewport,
-    steps: Sequence[Step],
-    out: Path,
-    where: str,
-) -> Path:
+def _still(browser: Browser, read: Reader, pt: Point, evidence: Path, where: str) -> Path:
+    """The point's full-page still, written as its evidence still under ``evidence``."""
     from recon.render.capture import capture
 
-    shot = capture(browser, read, route, vp, steps=steps)
+    out = evidence / pt.evidence_still
+    shot = capture(browser, read, pt.route, pt.viewport, steps=pt.steps)
     _refuse_failure(shot.failure, where)
     if not shot.stability.stable:
         raise ConfigError(

@@ -63,6 +63,7 @@ from recon.errors import ConfigError
 from recon.grade import Box, selectors
 from recon.model import Contract, load_yaml
 from recon.model.grading import Grading, Region
+from recon.model.matrix import Point
 from recon.model.viewport import VIEWPORTS, Viewport
 
 if TYPE_CHECKING:  # playwright loads only when a ladder is built
@@ -208,15 +209,14 @@ def route_stills(case: Path, routes: list[str], reference: Tree) -> Stills:
     from recon.render.serve import build_path
 
     evidence = case / "public" / "evidence"
-    root = (evidence / "desktop.png").read_bytes()
+    root = (evidence / Point("/", VIEWPORTS["desktop"]).evidence_still).read_bytes()
     stills: Stills = {}
     for route in routes:
         page = build_path(route)
         if page is None or page not in reference:
             raise LadderError(f"route {route}: the reference has no page for it to cheat on")
-        slug = route.strip("/").replace("/", "~")
-        own = evidence / slug / "desktop.png"
-        stills[page] = own.read_bytes() if route != "/" and own.is_file() else root
+        own = evidence / Point(route, VIEWPORTS["desktop"]).evidence_still
+        stills[page] = own.read_bytes() if own.is_file() else root
     return stills
 
 

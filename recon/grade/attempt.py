@@ -51,7 +51,9 @@ from recon.grade.compose import clamp, compose, mean
 from recon.grade.functional import CheckRow, passed_by_id
 from recon.grade.regional import Still
 from recon.grade.result import MetricResult
+from recon.model.contract import DEFAULT_STATE
 from recon.model.grading import Grading
+from recon.model.matrix import Point
 
 VERSION = "attempt/1"
 REACHED_BY: dict[str, tuple[str, ...]] = {
@@ -62,19 +64,13 @@ REACHED_BY: dict[str, tuple[str, ...]] = {
 """Dimension -> the thresholds (``grading.thresholds``) its score reads; no other
 dimension reads one. Preservation reads the regional ones through its protected regions'
 regional scores."""
-DEFAULT_STATE = "default"
 
 
 @dataclass(frozen=True)
 class View:
     """One matrix point of one build, as captured."""
 
-    point: str
-    route: str
-    viewport: str
-    width: int
-    height: int
-    state: str
+    point: Point
     image: np.ndarray | None  # the full-page still; None when the capture failed
     dom: Dom = ()
     network: Sequence[Sequence[str]] = ()
@@ -214,13 +210,15 @@ def _defaults(views: Mapping[str, View]) -> dict[str, View]:
     """
     found: dict[str, View] = {}
     for view in views.values():
-        if view.state == DEFAULT_STATE and view.viewport not in found:
-            found[view.viewport] = view
+        name = view.point.viewport.name
+        if view.point.state == DEFAULT_STATE and name not in found:
+            found[name] = view
     return found
 
 
 def _blank(view: View) -> np.ndarray:
-    return np.full((max(1, view.height), max(1, view.width), 3), 255, dtype=np.uint8)
+    vp = view.point.viewport
+    return np.full((max(1, vp.height), max(1, vp.width), 3), 255, dtype=np.uint8)
 
 
 def _stills(views: Mapping[str, View], like: Mapping[str, Still] | None = None) -> dict[str, Still]:
@@ -247,8 +245,8 @@ def _responsive(
         results.append(
             responsive.ViewportResult(
                 name=name,
-                width=want.width,
-                visual=by_point.get(want.point, 0.0),
+                width=want.point.viewport.width,
+                visual=by_point.get(want.point.id, 0.0),
                 dom=got.dom if got is not None and got.image is not None else (),
                 layout_passed=passed_by_id(rows),
                 layout_weights=weights,
@@ -288,7 +286,11 @@ def _policy(
                 seen.add((url, outcome))
                 network.append([url, outcome])
     defaults = _defaults(cand.views)
-    widest = max(defaults.values(), key=lambda v: (v.width, v.viewport), default=None)
+    widest = max(
+        defaults.values(),
+        key=lambda v: (v.point.viewport.width, v.point.viewport.name),
+        default=None,
+    )
     render = widest.image if widest is not None else None
     dom = widest.dom if widest is not None and widest.image is not None else ()
     return policy.score(

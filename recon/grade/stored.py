@@ -21,7 +21,7 @@ import numpy as np
 
 from recon.grade.attempt import Build, Probed, View, decode_png
 from recon.model.captures import PointCapture, PointFiles, ProbeResults
-from recon.project.matrix import Point
+from recon.model.matrix import Point
 from recon.store import Store, tree_files
 
 
@@ -64,12 +64,7 @@ def read_views(store: Store, captures: str, points: list[Point]) -> dict[str, Vi
         failure = record.failure if record is not None else "not captured"
         failure = failure or (None if image is not None else "no screenshot")
         views[pt.id] = View(
-            point=pt.id,
-            route=pt.route,
-            viewport=pt.viewport.name,
-            width=pt.viewport.width,
-            height=pt.viewport.height,
-            state=pt.state,
+            point=pt,
             image=None if failure else image,
             dom=json.loads(read(pt.id, PointFiles.DOM) or b"[]"),
             network=[(n.url, n.outcome) for n in (record.network if record else [])],

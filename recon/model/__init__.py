@@ -43,6 +43,9 @@ if TYPE_CHECKING:  # the same names, for type checkers: they do not run __getatt
     from recon.model.grading import Grading as Grading
     from recon.model.lock import LockVersion as LockVersion
     from recon.model.lock import ReleaseLock as ReleaseLock
+    from recon.model.matrix import Point as Point
+    from recon.model.matrix import evidence_still as evidence_still
+    from recon.model.matrix import points as points
     from recon.model.placeholders import PLACEHOLDERS as PLACEHOLDERS
     from recon.model.preferences import Judgement as Judgement
     from recon.model.preferences import PageJudgement as PageJudgement
@@ -131,6 +134,9 @@ _EXPORTS = {
     "Grading": "recon.model.grading",
     "LockVersion": "recon.model.lock",
     "ReleaseLock": "recon.model.lock",
+    "Point": "recon.model.matrix",
+    "evidence_still": "recon.model.matrix",
+    "points": "recon.model.matrix",
     "PLACEHOLDERS": "recon.model.placeholders",
     "Judgement": "recon.model.preferences",
     "PageJudgement": "recon.model.preferences",

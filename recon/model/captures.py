@@ -9,11 +9,14 @@ A **capture set** is the tree a capture or oracle cell stores: one folder per ma
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import Field
 
 from recon.model.base import Strict, Versioned
+
+if TYPE_CHECKING:  # only named: a capture record keeps the point flat (PointCapture.of)
+    from recon.model.matrix import Point
 
 
 class NetworkRow(Strict):
@@ -39,7 +42,7 @@ class PointCapture(Versioned):
     also a ``failure``: its still is an arbitrary frame, so nothing is graded from it.
     """
 
-    point: str
+    point: str  # its id (Point.id); route, viewport name and state repeat the Point's
     route: str
     viewport: str
     state: str
@@ -47,6 +50,30 @@ class PointCapture(Versioned):
     stability: Stability
     console: list[str] = Field(default_factory=list)
     network: list[NetworkRow] = Field(default_factory=list)
+
+    @classmethod
+    def of(
+        cls,
+        point: Point,
+        *,
+        stability: Stability,
+        failure: str | None = None,
+        console: list[str] | None = None,
+        network: list[NetworkRow] | None = None,
+    ) -> PointCapture:
+        """The record of ``point``'s capture. The file keeps the point flat (its id, route,
+        viewport name and state), as every stored capture set has it: those bytes are
+        hashed into the capture trees, and so into the keys and digests after them."""
+        return cls(
+            point=point.id,
+            route=point.route,
+            viewport=point.viewport.name,
+            state=point.state,
+            failure=failure,
+            stability=stability,
+            console=console or [],
+            network=network or [],
+        )
 
 
 class PointFiles:

@@ -11,10 +11,10 @@ from recon.model import ReleaseDef
 from recon.model.calibration import FOLDER as CALIBRATIONS
 from recon.model.calibration import path_of as calibration_path
 from recon.model.kinds import BUILD_ONLY
+from recon.model.matrix import points
 from recon.pipeline.keys import KIND_MODULES, Codes
 from recon.pipeline.runtime import Cell, walk
 from recon.project.loader import LoadedCase, Project
-from recon.project.matrix import points
 from recon.release.withdrawals import active_digest
 from recon.release.withdrawals import path_of as withdrawals_path
 from recon.sandbox import default_recipe, native_recipe

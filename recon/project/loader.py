@@ -17,7 +17,7 @@ from recon.model.calibration import FOLDER as CALIBRATIONS
 from recon.model.calibration import Calibration
 from recon.model.calibration import path_of as calibration_path
 from recon.model.grading import against_contract
-from recon.project.matrix import points
+from recon.model.matrix import points
 from recon.store import digest_json
 
 

@@ -99,7 +99,7 @@ def case_page(result: ReleaseResult, case_id: str, case: PublicCase, add: AddIma
     points = []
     for pt in matrix(case.contract, ev) if case.contract is not None else []:
         image = add(ev[pt.evidence], f"evidence {case_id}/{pt.evidence}") if pt.evidence else None
-        points.append(vars(pt) | {"image": image})
+        points.append(pt.context() | {"image": image})
     return {
         "case": dict.fromkeys(FACTS) | dict(case.facts) | {"id": case_id},
         "bundle": case.bundle,

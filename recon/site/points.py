@@ -1,8 +1,9 @@
 """Matrix points and the public evidence still that shows each one.
 
-Evidence stills are named by ``recon curate evidence``: ``<viewport>.png`` for route
-``/`` in its default state, ``<viewport>--<state>.png`` for a named state; motion is
-``motion/<name>.webp`` (animated) beside a frame strip ``motion/<name>.png``.
+Evidence stills are named by :func:`recon.model.matrix.evidence_still`; motion is
+``motion/<name>.webp`` (animated) beside a frame strip ``motion/<name>.png``. The pages
+pair a point with a top-level still only (route ``/`` and the named states): a route's
+folder of stills (``about.html/desktop.png``) is not shown yet.
 """
 
 from __future__ import annotations
@@ -11,26 +12,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from recon.model import Contract
-from recon.project.matrix import points
+from recon.model.matrix import Point, evidence_still, points
 
 Pair = tuple[str | None, str | None]
 
 
-def _stem(name: str) -> str:
-    return name.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-
-
 def match(point: str, names: list[str]) -> str | None:
-    """The evidence file for a matrix point ``<route>.<viewport>.<state>``: the same stem,
-    else ``<viewport>--<state>.png``, else, for the default state of route ``/`` only,
-    ``<viewport>.png``. A state never borrows the default still, nor another route the
-    root's."""
-    route, viewport, state = ["", "", "", *point.rsplit(".", 2)][-3:]
-    wanted = [point, f"{viewport}--{state}"]
-    if state == "default":
-        wanted = [point, viewport] if route == "root" else [point]
-    by_stem = {_stem(name): name for name in names if "/" not in name}
-    return next((by_stem[stem] for stem in wanted if stem in by_stem), None)
+    """The evidence file of the matrix point ``point`` (an id) among ``names``: its
+    :func:`~recon.model.matrix.evidence_still`. A state never borrows the default still,
+    nor another route the root's."""
+    name = evidence_still(point) if point.count(".") >= 2 else None
+    return name if name in names else None
 
 
 def stills(evidence: Mapping[str, bytes]) -> list[str]:
@@ -54,32 +46,30 @@ def pairs(evidence: Mapping[str, bytes], captured: Mapping[str, bytes]) -> list[
 
 @dataclass(frozen=True)
 class PointView:
-    """A matrix point as a case page names it."""
+    """A matrix point as a case page shows it: the point and its evidence still."""
 
-    id: str
-    route: str
-    viewport: str
-    width: int
-    height: int
-    state: str
+    point: Point
     evidence: str | None  # the evidence file showing it
+
+    def context(self) -> dict[str, str | int | None]:
+        """What the case page's template reads of it."""
+        pt = self.point
+        vp = pt.viewport
+        return {
+            "id": pt.id,
+            "route": pt.route,
+            "viewport": vp.name,
+            "width": vp.width,
+            "height": vp.height,
+            "state": pt.state,
+            "evidence": self.evidence,
+        }
 
 
 def matrix(contract: Contract, evidence: Mapping[str, bytes]) -> list[PointView]:
     """Every point of the contract with its evidence still, in the contract's order."""
     names = stills(evidence)
-    return [
-        PointView(
-            pt.id,
-            pt.route,
-            pt.viewport.name,
-            pt.viewport.width,
-            pt.viewport.height,
-            pt.state,
-            match(pt.id, names),
-        )
-        for pt in points(contract)
-    ]
+    return [PointView(pt, match(pt.id, names)) for pt in points(contract)]
 
 
 def motion(evidence: Mapping[str, bytes]) -> list[str]:

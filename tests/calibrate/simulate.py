@@ -39,8 +39,8 @@ from recon.grade.attempt import grade as grade_attempt
 from recon.grade.stored import read_evidence, read_probed, read_views
 from recon.model import Judgement
 from recon.model.grading import DIMENSIONS
+from recon.model.matrix import points
 from recon.project.loader import LoadedCase, Project
-from recon.project.matrix import points
 from recon.store import Store
 
 PROTOCOL = "demo-native"
@@ -99,7 +99,9 @@ def _pick(rng: random.Random, options: dict[str, Any]) -> Any:
 def desktop_default(build: Build) -> str:
     """The point id of the desktop default view of the first route (the regions' view)."""
     return next(
-        p for p, v in build.views.items() if v.viewport == "desktop" and v.state == "default"
+        p
+        for p, v in build.views.items()
+        if v.point.viewport.name == "desktop" and v.point.state == "default"
     )
 
 

@@ -12,6 +12,8 @@ import pytest
 from recon.grade.attempt import Build, Probed, View, decode_png, grade
 from recon.grade.workflow import key
 from recon.model.grading import Grading
+from recon.model.matrix import Point
+from recon.model.viewport import Viewport
 from tests.grade.synthetic import WIDTH, draw, landing, recoloured, without
 
 GRADING = Grading.model_validate(
@@ -62,12 +64,7 @@ def build(dom: list[dict[str, Any]], *, failed: str | None = None, **probed: Any
     image = draw(dom)
     views = {
         pid: View(
-            point=pid,
-            route="/",
-            viewport=vp,
-            width=WIDTH,
-            height=900,
-            state=state,
+            point=Point("/", Viewport(vp, WIDTH, 900), state),
             image=None if failed == pid else image,
             dom=dom,
             network=[["http://recon.invalid/", "served"]],
@@ -152,12 +149,7 @@ def test_regions_resolve_on_the_contracts_first_route_not_the_alphabetically_fir
     def two_routes(first: list[dict[str, Any]], second: list[dict[str, Any]]) -> Build:
         views = {
             pid: View(
-                point=pid,
-                route=route,
-                viewport="desktop",
-                width=WIDTH,
-                height=900,
-                state="default",
+                point=Point(route, Viewport("desktop", WIDTH, 900)),
                 image=draw(dom),
                 dom=dom,
                 network=[["http://recon.invalid/", "served"]],

@@ -33,6 +33,7 @@ from recon.curate.ladder import answer_tree
 from recon.grade.attempt import View, _global, decode_png
 from recon.model import load_yaml
 from recon.model.contract import Contract
+from recon.model.matrix import Point
 from recon.render import Viewport
 from recon.render.browser import chromium_path
 from recon.render.capture import capture
@@ -99,14 +100,9 @@ def _render(browser: Browser, tree: vv.Tree, contract: Contract) -> dict[str, Vi
     views = {}
     for vp in contract.viewports:
         shot = capture(browser, tree.get, "/", Viewport(vp.name, vp.width, vp.height))
-        point = f"root.{vp.name}.default"
-        views[point] = View(
+        point = Point("/", vp)
+        views[point.id] = View(
             point=point,
-            route="/",
-            viewport=vp.name,
-            width=vp.width,
-            height=vp.height,
-            state="default",
             image=decode_png(shot.full_png),
             dom=shot.dom,
             failure=shot.failure,

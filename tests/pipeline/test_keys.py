@@ -41,6 +41,9 @@ TABLE: list[tuple[str, frozenset[str]]] = [
     ("model/interaction.py", POINT),
     ("model/labels.py", POINT),
     ("model/viewport.py", POINT),
+    # the matrix point names what the render kinds capture, the grader reads and the site
+    # shows (a probe runs the contract's checks, not its points)
+    ("model/matrix.py", frozenset({"oracle", "capture", "grade", "site"})),
     ("model/grading.py", frozenset({"probe", "grade", "aggregate", "site"})),  # sealed checks
     ("model/calibration.py", frozenset({"grade"})),  # a release's weights and thresholds
     ("model/release.py", frozenset({"aggregate"})),  # the aggregation rule
@@ -83,10 +86,7 @@ TABLE: list[tuple[str, frozenset[str]]] = [
     ("pipeline/kinds/site.py", frozenset({"site"})),
     ("pipeline/kinds/manifest.py", frozenset({"manifest"})),
     ("pipeline/*", frozenset()),  # the runner, keys, graph and doit glue compute no output
-    # the matrix point names what the render kinds capture, the grader reads and the site
-    # shows; the project loader is read by the runner, never imported by a kind
-    ("project/__init__.py", frozenset({"oracle", "capture", "grade", "site"})),
-    ("project/matrix.py", frozenset({"oracle", "capture", "grade", "site"})),
+    # the project loader is read by the runner, never imported by a kind
     ("project/*", frozenset()),
     # the renderer (its browser and fonts too: the kinds run on the runtime's BrowserPool)
     # re-keys every render kind, the grader only grades

@@ -14,12 +14,12 @@ import pytest
 
 from recon.errors import HarnessError, PageError
 from recon.model.captures import PointCapture, PointFiles, ProbeResults
+from recon.model.matrix import Point
 from recon.pipeline.kinds.probe import probe
 from recon.pipeline.kinds.render import capture, oracle
 from recon.pipeline.runtime import Cell, walk
 from recon.pipeline.tasks import Pipeline
 from recon.project.loader import Project
-from recon.project.matrix import Point
 from recon.render.pool import BrowserPool, page_failure
 from recon.render.session import CRASHED, blank_png
 from recon.store import put_files, tree_files

@@ -18,11 +18,11 @@ import pytest
 
 from recon.agents import CommandAdapter, not_started
 from recon.model import AttemptRecord
+from recon.model.matrix import points
 from recon.pipeline import Pipeline
 from recon.pipeline.kinds.attempt import _run
 from recon.pipeline.runtime import walk
 from recon.project.loader import Project
-from recon.project.matrix import points
 from recon.release.aggregate import Conditions, Graded, aggregate
 from recon.store import digest_json
 

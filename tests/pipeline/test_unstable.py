@@ -9,10 +9,10 @@ import pytest
 from recon.grade.stored import read_views
 from recon.model import Viewport
 from recon.model.captures import PointCapture, PointFiles
+from recon.model.matrix import Point
 from recon.pipeline.kinds.render import capture_set
 from recon.pipeline.runtime import Runtime
 from recon.project.loader import Project
-from recon.project.matrix import Point
 from recon.store import put_files
 
 pytestmark = pytest.mark.browser

@@ -20,7 +20,7 @@ RENDER_MATRIX = """
 import json, sys
 from pathlib import Path
 from recon.model import Contract, load_yaml
-from recon.project.matrix import points
+from recon.model.matrix import points
 from recon.render import Viewport, open_browser
 from recon.render.capture import capture
 

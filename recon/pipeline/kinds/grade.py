@@ -19,8 +19,8 @@ from recon.grade.attempt import grade as grade_attempt
 from recon.grade.stored import read_builds, read_evidence, read_served
 from recon.model import Calibration, Grading, load_yaml
 from recon.model.calibration import path_of as calibration_path
+from recon.model.matrix import Point
 from recon.pipeline.kinds._base import Produced, blob, skipped
-from recon.project.matrix import Point
 from recon.store import Store, tree_files
 
 if TYPE_CHECKING:

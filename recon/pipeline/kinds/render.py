@@ -22,8 +22,8 @@ from urllib.parse import urlsplit
 
 from recon.errors import HarnessError, PageError
 from recon.model.captures import NetworkRow, PointCapture, PointFiles, Stability
+from recon.model.matrix import Point
 from recon.pipeline.kinds._base import Produced, skipped, tree
-from recon.project.matrix import Point
 from recon.render import BrowserPool, Capture
 from recon.render import Stability as Proof
 from recon.render.capture import capture as render_capture
@@ -98,11 +98,8 @@ def capture_set(
         proof = cap.stability
         status = proof.status if proof.pairs else "unproven"
         unstable = proof.describe() if status == "unstable" else None
-        record = PointCapture(
-            point=pt.id,
-            route=pt.route,
-            viewport=pt.viewport.name,
-            state=pt.state,
+        record = PointCapture.of(
+            pt,
             failure="; ".join(f for f in (cap.failure, unstable) if f) or None,
             stability=Stability(
                 status=status, pairs=proof.pairs, differing_pixels=proof.differing_pixels

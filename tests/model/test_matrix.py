@@ -5,12 +5,18 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from recon.model import Contract
+import pytest
+from pydantic import ValidationError
+
+from recon.model import Contract, load_yaml
+from recon.model.matrix import Point, evidence_still, points
+from recon.model.viewport import VIEWPORTS
 from recon.pipeline.graph import Graph
 from recon.pipeline.runtime import Runtime
 from recon.project.loader import Project
-from recon.project.matrix import Point, points
 from tests.conftest import copy_project
+
+ROOT = Path(__file__).resolve().parents[2]
 
 CONTRACT = Contract.model_validate(
     {
@@ -102,3 +108,52 @@ def test_a_mobile_only_state_is_captured_and_graded_at_mobile_only(tmp_path: Pat
             states = [(p["viewport"]["name"], p["state"]) for p in cell.params["points"]]
             assert [s for s in states if s[1] == "two-todos"] == [("mobile", "two-todos")]
             assert len(states) == 4  # three default points and the one state point
+
+
+def test_a_point_is_a_frozen_strict_model_and_its_params_are_its_dump() -> None:
+    menu = points(CONTRACT)[-1]
+    with pytest.raises(ValidationError):
+        menu.state = "other"  # type: ignore[misc]
+    with pytest.raises(ValidationError):
+        Point.model_validate(menu.params() | {"colour": "red"})
+    assert menu.params() == menu.model_dump(mode="json")
+    assert Point("/", VIEWPORTS["mobile"]) == Point(route="/", viewport=VIEWPORTS["mobile"])
+    assert len({*points(CONTRACT), *points(CONTRACT)}) == len(points(CONTRACT))  # hashable
+
+
+def test_the_params_of_a_point_hash_as_they_did_when_it_was_a_dataclass() -> None:
+    """Cell keys hash ``params()``: these are the bytes the matrix gave before it was a
+    model (``recon/project/matrix.py``), so no oracle, capture or grade cell re-keys."""
+    menu = points(CONTRACT)[-1].params()
+    assert json.dumps(menu, sort_keys=True) == (
+        '{"route": "/blog/post/", "state": "menu-open", "steps": [{"click": {"test_id": '
+        '"nav"}}, {"key": "Tab", "press": null}], "viewport": {"height": 844, "name": '
+        '"mobile", "width": 390}}'
+    )
+
+
+def test_the_evidence_still_of_each_kind_of_point() -> None:
+    stills = {p.id: p.evidence_still for p in points(CONTRACT)}
+    assert stills == {
+        "root.desktop.default": "desktop.png",
+        "root.mobile.default": "mobile.png",
+        "blog~post.desktop.default": "blog~post/desktop.png",
+        "blog~post.mobile.default": "blog~post/mobile.png",
+        "blog~post.desktop.menu-open": "desktop--menu-open.png",
+        "blog~post.mobile.menu-open": "mobile--menu-open.png",
+    }
+    assert {pid: evidence_still(pid) for pid in stills} == stills  # from the id alone
+    assert evidence_still("about.html.tablet.default") == "about.html/tablet.png"
+
+
+def test_the_evidence_still_is_what_the_frozen_cases_hold() -> None:
+    """Every point of every case in the repository has its still under the name the helper
+    gives (``recon curate evidence`` wrote them by it), and no still is left unnamed."""
+    for case in sorted((ROOT / "cases").iterdir()):
+        contract = load_yaml(Contract, case / "public" / "contract.yaml")
+        evidence = case / "public" / "evidence"
+        named = {p.evidence_still for p in points(contract)}
+        held = {
+            str(f.relative_to(evidence)) for f in evidence.rglob("*.png") if "motion" not in f.parts
+        }
+        assert named == held, case.name

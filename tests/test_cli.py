@@ -1,8 +1,10 @@
-"""The recon command: help for every command, documented in the README, one-line errors."""
+"""The recon command: help for every command, documented in the README, one-line errors,
+deprecated spellings that say so, and small handlers."""
 
 from __future__ import annotations
 
 import argparse
+import ast
 import shutil
 import subprocess
 import sys
@@ -10,31 +12,74 @@ from pathlib import Path
 
 import pytest
 
-from recon.cli import build_parser
+from recon.cli import main
+from recon.commands.parser import build_parser
 from tests.conftest import REPO, copy_project
 
 
 def _commands(parser: argparse.ArgumentParser, prefix: str = "") -> list[tuple[str, str]]:
+    """Every command the help lists, with its help text (a deprecated spelling is not
+    listed)."""
     found = []
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
-            helps = {a.dest: a.help for a in action._choices_actions}
+            helps = {a.dest: a.help or "" for a in action._choices_actions}
             for name, sub in action.choices.items():
-                full = f"{prefix} {name}".strip()
-                found.append((full, helps.get(name) or ""))
-                found.extend(_commands(sub, full))
+                if name in helps:
+                    full = f"{prefix} {name}".strip()
+                    found.append((full, helps[name]))
+                    found.extend(_commands(sub, full))
     return found
 
 
 def test_every_command_has_help_and_is_in_the_readme() -> None:
     readme = (REPO / "README.md").read_text()
     commands = _commands(build_parser())
-    assert {"validate", "schema", "store verify", "store gc", "diff", "curate evidence"} <= {
+    assert {"validate", "schema", "store verify", "store gc", "diff", "case evidence"} <= {
         c for c, _ in commands
     }
     for command, help_text in commands:
         assert help_text.strip(), f"recon {command} has no help text"
         assert f"recon {command}" in readme, f"README.md does not show `recon {command}`"
+
+
+def test_the_help_lists_one_curator_group_and_one_validate_command() -> None:
+    listed = [c for c, _ in _commands(build_parser())]
+    assert "case" in listed and "curate" not in listed
+    assert [c for c in listed if c.split()[-1] == "validate"] == ["validate"]
+    assert not [c for c in listed if c.startswith("curate")]
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (["curate", "evidence", "no-such-case"], "case evidence"),
+        (["case", "validate", "--no-render", "no-such-case"], "validate"),
+    ],
+)
+def test_a_deprecated_spelling_says_so_then_runs_the_new_command(
+    old: list[str], new: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = copy_project(tmp_path / "p")
+    current = [*new.split(), *old[2:]]
+    assert main(["--root", str(project), *current]) == 2
+    now = capsys.readouterr()
+    assert main(["--root", str(project), *old]) == 2
+    then = capsys.readouterr()
+    warning = f"recon: `recon {' '.join(old[:2])}` is deprecated; use `recon {new}`\n"
+    assert then.err == warning + now.err and then.out == now.out
+    assert "no such case" in now.err and "deprecated" not in now.err
+
+
+def test_every_function_of_the_command_line_is_under_40_lines() -> None:
+    files = [*sorted((REPO / "recon" / "commands").glob("*.py")), REPO / "recon" / "cli.py"]
+    long = [
+        f"{path.name}:{node.lineno} {node.name}: {node.end_lineno - node.lineno + 1} lines"
+        for path in files
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.FunctionDef) and node.end_lineno - node.lineno + 1 >= 40
+    ]
+    assert len(files) > 2 and long == []
 
 
 def _run(root: Path, *args: str) -> subprocess.CompletedProcess[str]:

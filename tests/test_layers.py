@@ -24,7 +24,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("site",),
     ("calibrate",),
     ("pipeline",),
-    ("commands",),  # recon/cli.py, recon/__main__.py and every package's commands.py
+    ("commands",),  # the command line: recon/commands/, recon/cli.py, recon/__main__.py
 )
 """Lowest first. A module may import a module of its own unit or of a lower layer, never
 one of its own layer's other units nor of a layer above."""
@@ -35,10 +35,9 @@ COMMANDS = ("recon.cli", "recon.__main__")
 
 def unit(module: str) -> str:
     """The unit of the table a module belongs to: its sub-package of ``recon``, or
-    ``commands`` for the command line (each package's ``commands`` module registers its
-    ``recon`` sub-commands, and nothing but the command line imports one)."""
+    ``commands`` for the command line (``recon.commands`` and its two fronts)."""
     parts = module.split(".")
-    if module in COMMANDS or (len(parts) == 3 and parts[2] == "commands"):
+    if module in COMMANDS:
         return "commands"
     return parts[1] if len(parts) > 1 else parts[0]
 

@@ -1,4 +1,4 @@
-"""The rendered half of ``recon case validate``: the reference, its evidence and the starter.
+"""The rendered half of ``recon validate``: the reference, its evidence and the starter.
 
 - the reference is the fixed point of its grade (:func:`recon.curate.casecheck.problems`:
   states, regions, assertions at every viewport, workflows);
@@ -57,7 +57,7 @@ def evidence_drift(case: LoadedCase) -> list[str]:
     from recon.errors import ConfigError
 
     committed = case.public / EVIDENCE
-    fix = f"run `recon curate evidence {case.id}`"
+    fix = f"run `recon case evidence {case.id}`"
     with tempfile.TemporaryDirectory(prefix="recon-evidence-") as tmp:
         try:
             written = render_evidence(case.reference, Path(tmp), case.contract)

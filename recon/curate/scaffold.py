@@ -5,7 +5,7 @@ The scaffold is a real, small case: a reference page with a heading and a paragr
 starter that has only the paragraph, one region, three sealed assertions (one marked
 ``discriminates: true``: it fails on the starter) and provenance pinning the reference
 as a ``local`` source. The curator replaces each part; ``recon case freeze`` replaces the
-reference and its provenance from a published artifact, ``recon curate evidence``
+reference and its provenance from a published artifact, ``recon case evidence``
 renders the evidence.
 """
 
@@ -72,7 +72,7 @@ assertions:                   # functional checks, at every contract viewport
     label: the heading is shown
     locator: {{role: heading, name: Replace me}}
     expect: visible
-    discriminates: true       # `recon case validate` requires it to fail on the starter
+    discriminates: true       # `recon validate` requires it to fail on the starter
   - id: one-paragraph
     label: the page keeps one paragraph
     locator: {{css: "main > p"}}

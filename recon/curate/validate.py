@@ -1,4 +1,4 @@
-"""``recon case validate``: every problem of the named cases, in one run.
+"""``recon validate``: every problem of the named cases, in one run.
 
 Per case, without a browser:
 

@@ -1,4 +1,4 @@
-"""`recon case new` and `recon case validate`: a scaffold validates; every problem of the
+"""`recon case new` and `recon validate ID…`: a scaffold validates; every problem of the
 named cases is reported in one run, discrimination and preservation included."""
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def test_file_problems_of_several_cases_are_reported_in_one_run(tmp_path: Path) 
     (reference / "css" / "index.css").write_text("/* changed */")
     leak = project / "cases" / "todomvc" / "public" / "brief.md"
     leak.write_text(leak.read_text() + "\nSee ../sealed/grading.yaml.\n")
-    done = recon(project, "case", "validate", "--no-render")
+    done = recon(project, "validate", "--no-render", "html5-boilerplate", "todomvc")
     assert done.returncode == 2, done.stderr
     lines = done.stderr.splitlines()
     assert any("html5-boilerplate/sealed/grading.yaml: assertions[2].wieght" in x for x in lines)
@@ -46,7 +46,7 @@ def test_file_problems_of_several_cases_are_reported_in_one_run(tmp_path: Path) 
 
 
 def test_an_unknown_case_is_named(tmp_path: Path) -> None:
-    done = recon(_project(tmp_path, "todomvc"), "case", "validate", "--no-render", "nope")
+    done = recon(_project(tmp_path, "todomvc"), "validate", "--no-render", "nope")
     assert done.returncode == 2
     assert "cases/nope/case.yaml: no such case (known: todomvc)" in done.stderr
 
@@ -58,7 +58,7 @@ def test_the_scaffold_validates_and_a_check_passing_on_the_starter_is_reported(
     project = _project(tmp_path)
     made = recon(project, "case", "new", "my-page")
     assert made.returncode == 0, made.stderr
-    assert recon(project, "case", "validate", "my-page").returncode == 0
+    assert recon(project, "validate", "my-page").returncode == 0
 
     # The discriminating heading check now passes on the starter; a preservation check
     # protects what the starter never had; the grading is copied into public/.
@@ -73,7 +73,7 @@ def test_the_scaffold_validates_and_a_check_passing_on_the_starter_is_reported(
         )
     )
     shutil.copy(grading, starter.parent / "notes.yaml")
-    done = recon(project, "case", "validate", "my-page")
+    done = recon(project, "validate", "my-page")
     assert done.returncode == 2, done.stdout
     lines = done.stderr.splitlines()
     assert any(
@@ -111,7 +111,7 @@ def test_a_protected_region_the_starter_lacks_is_reported(tmp_path: Path) -> Non
     assert recon(project, "case", "new", "my-page").returncode == 0
     grading = project / GRADING
     grading.write_text(_protect_heading(grading.read_text()))
-    done = recon(project, "case", "validate", "my-page")
+    done = recon(project, "validate", "my-page")
     assert done.returncode == 2, done.stdout
     lines = done.stderr.splitlines()
     problem = [x for x in lines if "preservation.regions" in x]

@@ -1,7 +1,8 @@
 """`recon validate` renders each reference, the fixed point of its grade: unresolvable
 regions, assertions that fail on the reference at any viewport, ambiguous locators and
 failing workflows are caught there, each deviation on its own line naming the file, the
-field, the observed value and the fix."""
+field, the observed value and the fix (with discrimination on the starter in the same run:
+`tests/curate/test_case_validate.py`)."""
 
 from __future__ import annotations
 
@@ -103,12 +104,14 @@ def test_every_deviation_is_reported_on_its_own_line(project: Path) -> None:
     proc = validate(project)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     lines = proc.stderr.splitlines()
-    assert len(lines) == 3, proc.stderr
+    assert len(lines) == 4, proc.stderr
     assert all(line.startswith(f"recon: {GRADING}: ") for line in lines)
     assert "regions[0] (greeting)" in lines[0]
     assert "assertions (greeting-colour) at desktop, mobile, tablet" in lines[1]
     assert "assertions (no-heading) at desktop, mobile, tablet" in lines[2]
     assert "(observed: 'no matching element')" in lines[2]
+    # `expect: visible` holds on the starter too: the discrimination check, in the same run
+    assert "assertions (no-heading): marked `discriminates: true` but passes" in lines[3]
 
 
 @pytest.mark.browser

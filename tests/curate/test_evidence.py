@@ -1,4 +1,4 @@
-"""`recon curate evidence`: stills per viewport and state, motion per declared transition."""
+"""`recon case evidence`: stills per viewport and state, motion per declared transition."""
 
 from __future__ import annotations
 
@@ -179,7 +179,7 @@ def test_the_cli_renders_the_demo_case_as_committed(
     data["motion"] = [{"name": "load", "route": "/", "viewport": "mobile", "frames": 2,
                        "duration_ms": 100}]  # fmt: skip
     contract_file.write_text(yaml.safe_dump(data))
-    assert main(["--root", str(root), "curate", "evidence", "html5-boilerplate"]) == 0
+    assert main(["--root", str(root), "case", "evidence", "html5-boilerplate"]) == 0
     printed = capsys.readouterr().out.split()
     evidence = contract_file.parent / "evidence"
     assert [Path(p).relative_to(evidence).as_posix() for p in printed] == [
@@ -221,7 +221,7 @@ def test_no_network_namespace_stops_the_command_with_the_fix(
     root = tmp_path / "project"
     shutil.copytree(REPO / "cases" / "html5-boilerplate", root / "cases" / "html5-boilerplate")
     before = files(root / "cases" / "html5-boilerplate" / "public")
-    assert main(["--root", str(root), "curate", "evidence", "html5-boilerplate"]) == 1
+    assert main(["--root", str(root), "case", "evidence", "html5-boilerplate"]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("recon: chromium must run in an empty network")
     assert "Fix: run the harness as root" in err

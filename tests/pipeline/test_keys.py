@@ -129,7 +129,6 @@ TABLE: list[tuple[str, frozenset[str]]] = [
     ("release/withdrawn.py", frozenset({"aggregate"})),
     ("release/manifest.py", frozenset({"manifest"})),
     ("release/*", frozenset()),
-    ("site/commands.py", frozenset()),  # `recon site diff`: a command, not the site cell
     ("site/diff_page.py", frozenset()),
     ("site/data.py", frozenset()),  # written by the export, beside the site tree
     ("site/stale.py", frozenset()),  # the stale banner: written by publish, on a failed build
@@ -139,7 +138,7 @@ TABLE: list[tuple[str, frozenset[str]]] = [
     ("gateway/__init__.py", frozenset({"site"})),
     ("gateway/conversation.py", frozenset({"site"})),
     ("gateway/turns.py", frozenset({"site"})),
-    ("*", frozenset()),  # the CLI, py.typed, metric cards...
+    ("*", frozenset()),  # the CLI (recon/commands/, cli.py), py.typed, metric cards...
 ]
 
 

@@ -1,22 +1,17 @@
-"""``recon calibrate``: collect blind preferences, ingest a page's export, fit weights.
-
-Kept apart from :mod:`recon.cli`, which calls :func:`register` once.
-"""
+"""``recon calibrate``: collect blind preferences, ingest a page's export, fit weights."""
 
 from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import yaml
 
 from recon.calibrate.scores import Shot
-
-if TYPE_CHECKING:
-    from recon.calibrate.measure import Thresholding
+from recon.commands.base import Commands
 from recon.errors import ConfigError
 from recon.model import Judgement, PageJudgement, PairKey, load_json
 from recon.model.base import shown
@@ -24,8 +19,9 @@ from recon.model.calibration import path_of
 from recon.project.loader import Project
 from recon.store import Store, digest_bytes, write_atomic
 
-Handler = Callable[[argparse.Namespace], int]
-Add = Callable[[str, Handler, str], argparse.ArgumentParser]
+if TYPE_CHECKING:
+    from recon.calibrate.measure import Thresholding
+
 HELP = (
     "calibrate the dimension weights from blind pairwise preferences: `collect` writes a "
     "static pair-collection page for a built release, `ingest` turns its export into "
@@ -160,12 +156,19 @@ def _thresholding(
     return Thresholding(Regrader(sources), current_thresholds(project, release), own)
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], add: Add) -> None:
-    from recon.calibrate.raters import MIN_CONSISTENCY
+def register(commands: Commands) -> None:
+    calibrate = commands.group("calibrate", HELP)
+    _collect(calibrate.add("collect", cmd_collect, COLLECT_HELP))
+    ingest = calibrate.add("ingest", cmd_ingest, INGEST_HELP)
+    ingest.add_argument("exports", nargs="+", help="JSONL file(s) exported by the page")
+    ingest.add_argument("--key", required=True, help="the page's DIR/pairs.key.json")
+    ingest.add_argument("--out", required=True, help="the preference JSONL to write (new file)")
+    fit = calibrate.add("fit", cmd_fit, FIT_HELP)
+    fit.description = FIT_HELP.replace("%%", "%")
+    _fit(fit)
 
-    calibrate = add("calibrate", lambda a: 0, HELP)
-    actions = calibrate.add_subparsers(dest="calibrate_command", required=True, metavar="ACTION")
-    collect = actions.add_parser("collect", help=COLLECT_HELP, description=COLLECT_HELP)
+
+def _collect(collect: argparse.ArgumentParser) -> None:
     collect.add_argument("release", help="a built release id")
     collect.add_argument(
         "--pairs",
@@ -184,13 +187,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], add: Add)
     collect.add_argument(
         "--out", metavar="DIR", help="a new folder (default: calibration-<release>-<seed>)"
     )
-    collect.set_defaults(handler=cmd_collect)
-    ingest = actions.add_parser("ingest", help=INGEST_HELP, description=INGEST_HELP)
-    ingest.add_argument("exports", nargs="+", help="JSONL file(s) exported by the page")
-    ingest.add_argument("--key", required=True, help="the page's DIR/pairs.key.json")
-    ingest.add_argument("--out", required=True, help="the preference JSONL to write (new file)")
-    ingest.set_defaults(handler=cmd_ingest)
-    fit = actions.add_parser("fit", help=FIT_HELP, description=FIT_HELP.replace("%%", "%"))
+
+
+def _fit(fit: argparse.ArgumentParser) -> None:
+    from recon.calibrate.raters import MIN_CONSISTENCY
+
     fit.add_argument("preferences", nargs="+", help="preference JSONL file(s)")
     fit.add_argument(
         "--release", help="the release whose captures were judged (default: the rows')"
@@ -209,4 +210,3 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], add: Add)
         action="store_true",
         help="fit the weights only; the calibration then keeps each case's own thresholds",
     )
-    fit.set_defaults(handler=cmd_fit)

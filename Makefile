@@ -7,8 +7,8 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.recon-installed
-ENGINE  = $(PY) -c "import sys; from recon.sandbox.engine import main; sys.exit(main())"
-IMAGE   = $(PY) -c "import sys; from recon.sandbox.rootfs import main; sys.exit(main())"
+ENGINE  = $(PY) -c "import sys; from recon.sandbox.machine import engine_main; sys.exit(engine_main())"
+IMAGE   = $(PY) -c "import sys; from recon.sandbox.machine import image_main; sys.exit(image_main())"
 IMAGE_LOG := $(VENV)/image-build.log
 DEBS   := chromium fonts-dejavu-core fonts-liberation2 docker.io debootstrap iproute2
 

@@ -7,6 +7,7 @@ from doit import get_var
 
 from recon.errors import ReconError
 from recon.pipeline.noop import DOIT_VARS, open_pipeline
+from recon.project.settings import Settings
 
 try:
     # `doit release:<id> regrade=<id>` re-grades a frozen release on purpose;
@@ -15,8 +16,10 @@ try:
     # the build after give_up_s; `progress=plain|rich` picks the progress view.
     # When nothing moved since the last build, a no-op's tasks come from the cached plan
     # (recon.pipeline.noop); otherwise recon.pipeline.Pipeline derives them.
+    # The RECON_* settings are read here, once (recon.project.settings).
     PIPELINE = open_pipeline(
         Path(__file__).resolve().parent,
+        Settings.from_env(),
         **{name: get_var(name) for name in DOIT_VARS},
     )
 except ReconError as err:

@@ -39,6 +39,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from recon.project.loader import Project  # noqa: E402
+from recon.project.settings import Settings  # noqa: E402
 from recon.sandbox import ImageBuild, engine_client, ensure_image  # noqa: E402
 from tests.agents.test_real_agents_docker import _attempt as attempt  # noqa: E402
 
@@ -77,8 +78,10 @@ def main() -> None:
     parser.add_argument("--entries", nargs="+", default=list(ENTRIES), metavar="ENTRY")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "agent_walltime.json")
     args = parser.parse_args()
-    project = Project.open(HERE.parent)
-    built = ensure_image(client=engine_client())
+    project = Project.open(HERE.parent, Settings.from_env())
+    settings = Settings.from_env()
+    deps = settings.deps_root(settings.store_root(HERE.parent))
+    built = ensure_image(client=engine_client(), deps_root=deps, cache_dir=settings.apt_cache)
     runs: dict[str, list[dict[str, float]]] = {e: [] for e in args.entries}
     for _ in range(args.runs):
         for entry_id in args.entries:

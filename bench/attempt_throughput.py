@@ -38,6 +38,7 @@ from typing import Any
 
 import yaml
 
+from recon.project.settings import Settings
 from recon.sandbox import default_recipe, engine_client, ensure_engine, find_image
 
 BENCH = Path(__file__).resolve().parent
@@ -155,7 +156,7 @@ def main() -> int:
     parser.add_argument("--source", type=Path, default=REPO)
     parser.add_argument("--out", type=Path, default=BENCH / "results" / "attempt_throughput.json")
     args = parser.parse_args()
-    ensure_engine()
+    ensure_engine(state_dir=Settings.from_env().engine_state)
     image = find_image(engine_client(), default_recipe())
     if image is None:  # a cold build takes minutes and is measured by sandbox_overhead.py
         tag = default_recipe().tag

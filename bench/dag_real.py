@@ -125,9 +125,10 @@ def release_inputs(root: Path, release: str) -> tuple[list[str], list[str]]:
     from recon.pipeline.keys import Codes
     from recon.pipeline.runtime import walk
     from recon.project.loader import Project
+    from recon.project.settings import Settings
     from recon.store import StatCache
 
-    project = Project.open(root)
+    project = Project.open(root, Settings.from_env())
     stat = StatCache(None)
     graph = Graph(project, stat, Codes(stat))
     definition = project.release(release)

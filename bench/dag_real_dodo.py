@@ -55,6 +55,8 @@ def _count_md5() -> None:
 def _stock() -> dict[str, Any]:
     """The project's tasks with doit's defaults: md5, eager task creation, no stamps."""
     from recon.pipeline import Pipeline
+    from recon.project import Project
+    from recon.project.settings import Settings
 
     class StockPipeline(Pipeline):
         def stamps_hold(self) -> bool:
@@ -65,7 +67,8 @@ def _stock() -> dict[str, Any]:
 
     _count_md5()
     names = ("regrade", "executor", "address", "progress")
-    pipeline = StockPipeline.open(ROOT, **{name: get_var(name) for name in names})
+    project = Project.open(ROOT, Settings.from_env())
+    pipeline = StockPipeline.open(project, {name: get_var(name) for name in names})
     config = {**pipeline.doit_config(), "check_file_uptodate": "md5"}
     return {"PIPELINE": pipeline, "DOIT_CONFIG": config, **pipeline.task_creators()}
 

@@ -35,8 +35,10 @@ import hashlib, json, sys, time
 from pathlib import Path
 started = time.perf_counter()
 from recon.pipeline.tasks import Pipeline
+from recon.project import Project
+from recon.project.settings import Settings
 imported = time.perf_counter()
-p = Pipeline.open(Path(sys.argv[1]))
+p = Pipeline.open(Project.open(Path(sys.argv[1]), Settings.from_env()), {})
 done = time.perf_counter()
 graph = {cid: [c.kind, c.params, {k: d.id for k, d in c.deps.items()}, p.graph.files[cid]]
          for cid, c in p.graph.cells.items()}

@@ -44,6 +44,7 @@ import docker
 
 from recon.errors import StoreError
 from recon.model import Budget, BuildStep
+from recon.project.settings import Settings
 from recon.sandbox import ImageRecipe, build_image, engine_client, ensure_engine, run_docker
 from recon.sandbox.rootfs import SETUP, cold_build_record, host_arch
 from recon.store import Store, put_tree, read_tree
@@ -156,12 +157,17 @@ def summary(values: list[float]) -> dict[str, float]:
 
 def image_figures(client: docker.DockerClient, cold: bool, workdir: Path) -> dict[str, Any]:
     recipe = ImageRecipe(arch=host_arch())
-    hit = build_image(recipe, workdir, client)
+    settings = Settings.from_env()
+    where = {
+        "deps_root": settings.deps_root(settings.store_root(BENCH.parent)),
+        "cache_dir": settings.apt_cache,
+    }
+    hit = build_image(recipe, workdir, client, **where)
     figures: dict[str, Any] = {"tag": recipe.tag, "cached_s": hit.took_s}
-    record = cold_build_record(recipe)
+    record = cold_build_record(recipe, settings.apt_cache)
     if cold:
         variant = ImageRecipe(arch=host_arch(), setup=SETUP + "# bench: cold build variant\n")
-        built = build_image(variant, workdir, client)
+        built = build_image(variant, workdir, client, **where)
         client.images.remove(built.image_id, force=True)
         record = built.to_json()
     if record is not None:
@@ -182,7 +188,7 @@ def main() -> int:
         "and uncapped",
     )  # fmt: skip
     args = parser.parse_args()
-    ensure_engine()
+    ensure_engine(state_dir=Settings.from_env().engine_state)
     client = engine_client()
     if args.flood:
         with tempfile.TemporaryDirectory(prefix="recon-bench-") as tmp_name:

@@ -19,11 +19,18 @@ import pytest
 import yaml
 from playwright.sync_api import Browser
 
+from recon.project.settings import Settings
 from recon.render.browser import open_browser
 
 REPO = Path(__file__).resolve().parent.parent
 PROJECT_PARTS = ("dodo.py", "recon", "cases", "entries")
 FULL_SUITE = "RECON_FULL_SUITE"
+
+
+def deps_root() -> Path:
+    """The offline dependency stores the tests use: ``RECON_DEPS``, else this checkout's
+    ``store/deps``."""
+    return Settings.from_env().deps_root(REPO / "store")
 
 
 def suite_cases() -> list[str]:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from recon.project.loader import Project
+from recon.project.settings import Settings
 
 Handler = Callable[[argparse.Namespace], int]
 """A command: the parsed arguments in, the exit code out."""
@@ -62,6 +63,6 @@ def deprecated(old: str, new: str, handler: Handler) -> Handler:
 
 def open_project(args: argparse.Namespace) -> Project:
     """The project at ``--root``, every case, entry and release definition loaded."""
-    project = Project.open(Path(args.root))
+    project = Project.open(Path(args.root), Settings.from_env())
     project.validate()
     return project

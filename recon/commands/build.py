@@ -18,6 +18,7 @@ from recon.commands.base import Commands, open_project
 from recon.errors import ConfigError
 from recon.model import BuildProgress, load_json
 from recon.project.loader import Project
+from recon.project.settings import Settings
 from recon.release import stale
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ CHECK_HELP = (
 def _pipeline(args: argparse.Namespace) -> Pipeline:
     from recon.pipeline.tasks import Pipeline
 
-    project = Project.open(Path(args.root))
+    project = Project.open(Path(args.root), Settings.from_env())
     pipeline = Pipeline(project)
     project.release(args.release)  # an unknown id is bad input
     if args.release in pipeline.refused:

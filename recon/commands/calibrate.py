@@ -17,6 +17,7 @@ from recon.model import Judgement, PageJudgement, PairKey, load_json
 from recon.model.base import shown
 from recon.model.calibration import path_of
 from recon.project.loader import Project
+from recon.project.settings import Settings
 from recon.store import Store, digest_bytes, write_atomic
 
 if TYPE_CHECKING:
@@ -53,10 +54,10 @@ FIT_HELP = (
 def _open(root: str, release: str) -> tuple[Project, Store, list[Shot]]:
     from recon.calibrate.scores import load_manifest, shots
 
-    project = Project.open(Path(root))
+    project = Project.open(Path(root), Settings.from_env())
     project.validate()
     project.release(release)  # an unknown id is bad input
-    store = Store(project.store_root, verify=project.verify_reads)
+    store = project.store()
     return project, store, shots(store, load_manifest(project.root, release))
 
 

@@ -13,6 +13,7 @@ from recon.commands.base import Commands, deprecated, open_project
 from recon.commands.definitions import cmd_validate, validate_arguments
 from recon.errors import ConfigError
 from recon.project.loader import Project
+from recon.project.settings import Settings
 
 CASE_HELP = "curator commands: new, freeze, evidence, inspect, ladder"
 NEW_HELP = (
@@ -54,7 +55,7 @@ def cmd_case_new(args: argparse.Namespace) -> int:
     for path in scaffold(root, args.case):
         print(path)
     if args.evidence:
-        _render_evidence(root, args.case)
+        _render_evidence(Project.open(root, Settings.from_env()), args.case)
     print(
         f"scaffolded cases/{args.case}: fill in what its comments say, then run "
         f"`recon validate {args.case}`"
@@ -62,11 +63,10 @@ def cmd_case_new(args: argparse.Namespace) -> int:
     return 0
 
 
-def _render_evidence(root: Path, case_id: str) -> None:
+def _render_evidence(project: Project, case_id: str) -> None:
     from recon.curate.freeze import render_evidence
 
-    project = Project.open(root)
-    case = project.load_case(root / "cases" / case_id / "case.yaml")
+    case = project.load_case(project.root / "cases" / case_id / "case.yaml")
     for path in render_evidence(case.reference, case.public, case.contract):
         print(path)
 
@@ -78,7 +78,7 @@ def cmd_case_inspect(args: argparse.Namespace) -> int:
     case_file = root / "cases" / args.case / "case.yaml"
     if not case_file.is_file():
         raise ConfigError(f"{case_file}: no such case; check the id")
-    case = Project.open(root).load_case(case_file)
+    case = Project.open(root, Settings.from_env()).load_case(case_file)
     seen = inspect(case, args.viewport, args.selector, args.route)
     print(seen.header)
     for line in [*seen.tree, *seen.matches]:
@@ -91,7 +91,7 @@ def cmd_case_freeze(args: argparse.Namespace) -> int:
     from recon.curate.sources import fetch
 
     root = Path(args.root)
-    project = Project.open(root)
+    project = Project.open(root, Settings.from_env())
     folder = root / "cases" / args.case
     if not (folder / "case.yaml").is_file():
         raise ConfigError(
@@ -111,7 +111,7 @@ def cmd_case_freeze(args: argparse.Namespace) -> int:
             f"{len(done.added)} added, {len(done.changed)} changed, {len(done.removed)} removed"
         )
     if args.evidence:
-        _render_evidence(root, args.case)
+        _render_evidence(project, args.case)
     return 0
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from recon.commands.base import Commands
 from recon.project.loader import Project
+from recon.project.settings import Settings
 
 VALIDATE_HELP = (
     "check the project, exit 2 if there is a problem: with no ID, every case, entry and "
@@ -31,7 +32,7 @@ RENDERED = (
 def cmd_validate(args: argparse.Namespace) -> int:
     from recon.curate.validate import check
 
-    project = Project.open(Path(args.root))
+    project = Project.open(Path(args.root), Settings.from_env())
     loaded = ""
     if not args.cases:  # the whole project loads first: its first problem, as `doit list` says
         project.validate()

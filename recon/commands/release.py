@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from recon.commands.base import Commands, open_project
 from recon.errors import ConfigError
+from recon.project.settings import Settings
 
 if TYPE_CHECKING:
     from recon.release.diff import ReleaseDiff
@@ -54,10 +55,10 @@ def compared(args: argparse.Namespace) -> ReleaseDiff:
     from recon.release.diff import diff, load_side
     from recon.release.tries import store_reader, tries_of
 
-    root = Path(args.root)
-    a = load_side(args.a, root)
-    b = load_side(args.b, root)
-    read = store_reader(root)  # each slot's earlier tries, from their records
+    root, settings = Path(args.root), Settings.from_env()
+    a = load_side(args.a, root, settings)
+    b = load_side(args.b, root, settings)
+    read = store_reader(root, settings)  # each slot's earlier tries, from their records
     tries = (tries_of(a[1], read), tries_of(b[1], read))
     return diff(a[0], a[1], b[0], b[1], tolerance=args.tolerance, tries=tries)
 
@@ -73,7 +74,7 @@ def _attempt(args: argparse.Namespace, restoring: bool) -> int:
     from recon.release.withdraw import Request, restore, withdraw
 
     project = open_project(args)
-    req = Request(project.root, project.store_root, project.releases, args.attempt,
+    req = Request(project.root, project.store(), project.releases, args.attempt,
                   args.reason, args.by or _who(), args.release)  # fmt: skip
     done = restore(req) if restoring else withdraw(req)
     what = "restored {} to" if restoring else "withdrew {} from"

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from recon.commands.base import Commands, Handler, open_project
 from recon.errors import StoreError
+from recon.project.settings import Settings
 from recon.store import ActionCache, Store, StoreGuard, gc, verify
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ def _store(args: argparse.Namespace) -> tuple[Store, ActionCache, Roots]:
 
     project = open_project(args)
     roots = live_roots(project.store_root, project.root / "releases")
-    return Store(project.store_root), ActionCache(project.store_root), roots
+    return project.store(), ActionCache(project.store_root), roots
 
 
 def cmd_store_verify(args: argparse.Namespace) -> int:
@@ -114,9 +114,9 @@ def _gc(args: argparse.Namespace) -> int:
 def cmd_deps_fetch(args: argparse.Namespace) -> int:
     from recon.sandbox.deps import fetch
 
-    root = Path(args.root)
-    store = Path(os.environ.get("RECON_STORE") or root / "store")
-    done = fetch(store)
+    settings = Settings.from_env()
+    store = settings.store_root(Path(args.root))
+    done = fetch(settings.deps_root(store))
     what = "fetched" if done.fetched else "already fetched; nothing to do:"
     print(
         f"{what} {done.path}: {done.npm_packages} npm package(s), {done.wheels} wheel(s), "

@@ -32,7 +32,6 @@ from recon.curate import ladder
 from recon.curate.ladder_order import Break, breaks, table
 from recon.errors import ConfigError, HarnessError
 from recon.project.loader import LoadedCase, Project
-from recon.store import Store
 
 COPY_AGENT = """import shutil, sys
 from pathlib import Path
@@ -84,10 +83,10 @@ def run(project: Project, case_ids: Sequence[str], jobs: int = 2) -> tuple[list[
     cells that ran."""
     from recon.render import open_browser
 
-    home = project.store_root / "ladder"
+    home = project.layout.ladder
     _reset(home, project)
     steps: dict[str, list[str]] = {}
-    with open_browser() as browser:
+    with open_browser(project.settings.chromium) as browser:
         for case_id in case_ids:
             case = project.cases[case_id]
             built = ladder.build(
@@ -205,9 +204,9 @@ def _grade(project: Project, case_id: str, variant: str) -> dict[str, Any]:
     """The grade table of the variant's attempt (read through the store, verified)."""
     rid = _rid(case_id)
     name = f"{rid}.{_entry_id(case_id, variant)}.{case_id}.0.json"
-    pointer = project.store_root / "cells" / "grade" / name
+    pointer = project.layout.pointer("grade", name.removesuffix(".json"))
     if not pointer.is_file():
         return {}
     outputs = json.loads(pointer.read_text(encoding="utf-8"))["outputs"]
-    grade: dict[str, Any] = Store(project.store_root).read_json(outputs["grade"]["digest"])
+    grade: dict[str, Any] = project.store().read_json(outputs["grade"]["digest"])
     return grade

@@ -18,15 +18,13 @@ live in :mod:`recon.pipeline.runtime`, below this module and the Ray executor.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from typing import Any
 
 from recon.errors import ConfigError
 from recon.pipeline.runtime import LocalExecutor
-from recon.pipeline.waiting import Limits
-
-EXECUTORS = ("local", "ray")
+from recon.pipeline.waiting import GIVE_UP_S, WAIT_S, Limits
+from recon.project.settings import EXECUTORS, Settings
 
 
 @dataclass(frozen=True)
@@ -44,11 +42,14 @@ class ExecutorChoice:
         address: str | None,
         wait_s: str | None = None,
         give_up_s: str | None = None,
+        settings: Settings | None = None,
     ) -> ExecutorChoice:
-        name = executor or os.environ.get("RECON_EXECUTOR") or "local"
-        address = address or os.environ.get("RECON_RAY_ADDRESS") or None
-        limits = Limits.parse(wait_s or os.environ.get("RECON_RAY_WAIT_S"),
-                              give_up_s or os.environ.get("RECON_RAY_GIVE_UP_S"))  # fmt: skip
+        """The doit variables, else the ``settings`` (none: the defaults)."""
+        found = settings or Settings()
+        name = executor or found.executor or "local"
+        address = address or found.ray_address or None
+        defaults = Limits(found.ray_wait_s or WAIT_S, found.ray_give_up_s or GIVE_UP_S)
+        limits = Limits.parse(wait_s, give_up_s, defaults)
         if name not in EXECUTORS:
             raise ConfigError(
                 f"executor={name}: unknown executor (choose from {', '.join(EXECUTORS)}); "

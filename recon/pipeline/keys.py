@@ -26,11 +26,12 @@ from recon.store import StatCache, digest_json
 PACKAGE = Path(__file__).resolve().parent.parent
 
 
-def tool_versions() -> dict[str, str]:
-    """The version line of every external tool a module may declare in ``TOOL_FACTS``."""
+def tool_versions(chromium: str | None = None) -> dict[str, str]:
+    """The version line of every external tool a module may declare in ``TOOL_FACTS``
+    (``chromium``: the executable ``RECON_CHROMIUM`` names, if it names one)."""
     from recon.render.browser import browser_version
 
-    return {"chromium": browser_version()}
+    return {"chromium": browser_version(chromium)}
 
 
 @dataclass(frozen=True)

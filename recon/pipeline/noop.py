@@ -15,7 +15,10 @@ requested release's stamp hold, dodo.py gets the :class:`NoopPipeline`: the same
 delayed task creator per cell kind, as the stamped path of ``Pipeline`` has: every cell
 stays a doit task, created (by the whole pipeline) only if something asks for it.
 Anything else (a miss, a cell named on the command line, ``doit list``) opens the whole
-pipeline, which derives the plan again and caches it.
+pipeline, which derives the plan again and caches it. Both are a
+:class:`~recon.pipeline.door.FrontDoor`, whose docstring says how the four layers that
+decide "up to date" (this plan's cache, the stamps, doit's database, the action cache)
+stack.
 """
 
 from __future__ import annotations
@@ -30,42 +33,40 @@ from typing import TYPE_CHECKING, Any
 
 from doit import create_after
 
-from recon.pipeline.checker import blake3_checker
-from recon.pipeline.executor import ExecutorChoice
+from recon.pipeline.door import DOIT_VARS, FrontDoor, Options, not_stale, refuse, stale_path
 from recon.pipeline.keys import KIND_MODULES, PACKAGE
 from recon.pipeline.progress import Tracker
 from recon.pipeline.setupcache import Scan, SetupCache, tree_paths
 from recon.pipeline.stamp import ReleaseStamp, plain_run, positional, stamp_path
-from recon.pipeline.view import ProgressReporter, choose_view
 from recon.project.loader import Project
+from recon.project.settings import Settings
 from recon.store import StatCache, StoreGuard
 
 if TYPE_CHECKING:
     from recon.pipeline.tasks import Pipeline
 
-DOIT_VARS = ("regrade", "executor", "address", "progress", "wait_s", "give_up_s")
+__all__ = ["DOIT_VARS", "NoopPipeline", "open_pipeline"]
 Creators = dict[str, Callable[[], Iterator[dict[str, Any]]]]
 
 
-def open_pipeline(root: Path, **doit_vars: str | None) -> Pipeline | NoopPipeline:
+def open_pipeline(
+    root: Path, settings: Settings, **doit_vars: str | None
+) -> Pipeline | NoopPipeline:
     """dodo.py's pipeline: a :class:`NoopPipeline` when the cached plan and the stamps of
     the releases this run builds hold, else the whole ``Pipeline`` (caching its plan).
     Either holds the store shared (:class:`~recon.store.StoreGuard`) while the build runs,
     so no ``recon store gc`` removes what it writes before its pointers name it."""
-    project = Project.open(root)
+    project = Project.open(root, settings)
     guard = StoreGuard(project.store_root)  # held until the build's process ends
     guard.share(lambda: sys.stderr.write(f"[recon] waiting for `recon store gc` to end "
                                          f"({guard.path})\n"))  # fmt: skip
-    found = _open(project, root, doit_vars)
+    found = _open(project, doit_vars)
     found.guard = guard
     return found
 
 
-def _open(
-    project: Project, root: Path, doit_vars: Mapping[str, str | None]
-) -> Pipeline | NoopPipeline:
-    cache = SetupCache(project.store_root / "state" / "setup" / "noop.json",
-                       setup_facts(project, doit_vars))  # fmt: skip
+def _open(project: Project, doit_vars: Mapping[str, str | None]) -> Pipeline | NoopPipeline:
+    cache = SetupCache(project.layout.setup_cache, setup_facts(project, doit_vars))
     plan = cache.load()
     if plan is not None:
         quick = NoopPipeline.if_nothing_moved(project, plan, doit_vars)
@@ -74,7 +75,7 @@ def _open(
     scan = None if plan is not None else Scan.take(cache.facts, setup_paths(project))
     from recon.pipeline.tasks import Pipeline
 
-    pipeline = Pipeline.open(root, **doit_vars)
+    pipeline = Pipeline.open(project, doit_vars)
     if scan is not None:
         cache.save(scan, noop_plan(pipeline))
     return pipeline
@@ -92,14 +93,18 @@ def setup_facts(project: Project, doit_vars: Mapping[str, str | None]) -> dict[s
         "package": str(PACKAGE),
         "store": str(project.store_root),
         "python": [sys.version, sys.executable, os.uname().machine],
-        "environ": {k: v for k, v in sorted(os.environ.items()) if _environ(k)},
+        "environ": _environ(project.settings),
         "vars": {name: doit_vars.get(name) or "" for name in DOIT_VARS},
         "releases": defined,  # definitions, locks, withdrawals (not the output folders)
     }
 
 
-def _environ(name: str) -> bool:
-    return name.startswith("RECON_") or name == "DOCKER_HOST"
+def _environ(settings: Settings) -> dict[str, str]:
+    """The ``RECON_*`` settings and ``DOCKER_HOST``, as the environment held them."""
+    found = dict(settings.forwarded)
+    if settings.docker_host is not None:
+        found["DOCKER_HOST"] = settings.docker_host
+    return dict(sorted(found.items()))
 
 
 def setup_paths(project: Project) -> list[str]:
@@ -115,7 +120,8 @@ def setup_paths(project: Project) -> list[str]:
     folders += [project.sealed_root] if project.sealed_root is not None else []
     for folder in folders:
         found += tree_paths(folder)
-    found += [chromium_path(), os.path.realpath(chromium_path())]
+    chromium = chromium_path(project.settings.chromium)
+    found += [chromium, os.path.realpath(chromium)]
     found += sorted({sysconfig.get_path("purelib"), sysconfig.get_path("platlib")})
     return found
 
@@ -149,16 +155,19 @@ class CellRef:
         return f"{self.kind}:{self.name}"
 
 
-class NoopPipeline:
+class NoopPipeline(FrontDoor):
     """The tasks of a project whose cached plan and requested stamps hold."""
 
     def __init__(self, project: Project, plan: dict[str, Any], doit_vars: Mapping[str, Any]):
         self.project = project
         self.plan = plan
         self.doit_vars = dict(doit_vars)
-        self.stat = StatCache(project.store_root / "state" / "stat.sqlite")
+        options = Options.parse(self.doit_vars, project.settings)
+        self.stat = StatCache(project.layout.stat_db)
+        self.tracker = Tracker(project.store_root, options.executor.name)
+        self.view = options.view
+        self.lazy = True  # every cell's task creator is a delayed one
         self._full: Pipeline | None = None
-        self.guard: StoreGuard | None = None  # the build's shared hold on the store
 
     @classmethod
     def if_nothing_moved(
@@ -174,7 +183,8 @@ class NoopPipeline:
             wanted = {a.removeprefix("release:") for a in named} or set(releases)
             if not wanted or wanted - set(releases):
                 return None
-            stamps = [ReleaseStamp(_stamp_path(project, rid), releases[rid]["stamp"]["facts"],
+            stamps = [ReleaseStamp(stamp_path(project.store_root, rid),
+                                   releases[rid]["stamp"]["facts"],
                                    releases[rid]["stamp"]["files"]) for rid in wanted]  # fmt: skip
         except (KeyError, TypeError):
             return None
@@ -185,43 +195,23 @@ class NoopPipeline:
         if self._full is None:
             from recon.pipeline.tasks import Pipeline
 
-            self._full = Pipeline.open(self.project.root, **self.doit_vars)
+            self._full = Pipeline.open(self.project, self.doit_vars)
         return self._full
 
-    def doit_config(self) -> dict[str, Any]:
-        return {
-            "check_file_uptodate": blake3_checker(self.stat),
-            "dep_file": str(self.project.root / ".doit.db"),
-            "backend": "sqlite3",
-            "default_tasks": [f"release:{rid}" for rid in sorted(self.plan["releases"])],
-            "verbosity": 1,
-            "reporter": self.reporter(),
-        }
+    def default_releases(self) -> list[str]:
+        return sorted(self.plan["releases"])
 
-    def reporter(self) -> ProgressReporter:
-        found = self.doit_vars
-        choice = ExecutorChoice.from_vars(found.get("executor"), found.get("address"),
-                                          found.get("wait_s"), found.get("give_up_s"))  # fmt: skip
-        view = choose_view(self.doit_vars.get("progress") or os.environ.get("RECON_PROGRESS"))
-        releases = {
+    def progress_cells(self) -> tuple[dict[str, Any], dict[str, list[Any]]]:
+        releases: dict[str, list[Any]] = {
             rid: [CellRef(kind, name, {"entry": entry}) for kind, name, entry in found["cells"]]
             for rid, found in self.plan["releases"].items()
         }
-        tracker = Tracker(self.project.store_root, choice.name)
-        found = ProgressReporter(tracker, {}, releases, view, None, on_success=self._built,
-                                 on_failure=self._failed)  # fmt: skip
-        found.lazy = lambda: True
-        return found
+        return {}, releases
 
-    def _built(self, releases: list[str], executed: bool) -> None:
+    def save_stamps(self, releases: list[str], executed: bool) -> None:
         """A task ran after all (doit's own state was missing one): stamp as a build does."""
         if executed:
             self.full().save_stamps(releases, executed)
-
-    def _failed(self, failures: dict[str, Any]) -> None:
-        from recon.pipeline.tasks import mark_failed
-
-        mark_failed(self.project.root, self.project.store_root, failures)
 
     def task_creators(self) -> Creators:
         """``task_release`` from the plan; each kind's cells from the whole pipeline, in a
@@ -237,33 +227,17 @@ class NoopPipeline:
 
         def release() -> Iterator[dict[str, Any]]:
             for rid, found in sorted(self.plan["releases"].items()):
+                stale = str(stale_path(self.project.root, rid))
                 yield {"basename": "release", "name": rid, **found["task"],
                        "actions": [(self._export, [rid])],
-                       "uptodate": [(_not_stale, [str(self._stale(rid))])]}  # fmt: skip
+                       "uptodate": [(not_stale, [stale])]}  # fmt: skip
             for rid, task in sorted(self.plan["refused"].items()):
                 yield {"basename": "release", "name": rid, "doc": task["doc"],
-                       "actions": [(_refuse, [task["why"]])], "uptodate": [False]}  # fmt: skip
+                       "actions": [(refuse, [task["why"]])], "uptodate": [False]}  # fmt: skip
 
         release.__doc__ = "build a release: every cell, then releases/<id>/"
         creators["task_release"] = release
         return creators
 
-    def _stale(self, rid: str) -> Path:
-        return self.project.root / "releases" / rid / "stale.json"
-
     def _export(self, rid: str) -> Any:
         return self.full().export(rid)
-
-
-def _not_stale(path: str) -> bool:
-    return not os.path.exists(path)
-
-
-def _refuse(why: str) -> Any:
-    from recon.pipeline.tasks import _refuse as refuse
-
-    return refuse(why)
-
-
-def _stamp_path(project: Project, rid: str) -> Path:
-    return stamp_path(project.store_root, rid)

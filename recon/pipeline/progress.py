@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from recon.errors import ReconError
 from recon.model import BuildProgress, EntryAttempts, KindCounts, WaitingCell
-from recon.store import canonical_json, write_atomic
+from recon.store import StoreLayout, canonical_json, write_atomic
 from recon.store.disk import DiskFull
 
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ WRITE_EVERY_S = 0.5
 
 
 def snapshot_path(store_root: Path, release: str) -> Path:
-    return store_root / "state" / "progress" / f"{release}.json"
+    return StoreLayout(store_root).progress(release)
 
 
 @dataclass

@@ -32,6 +32,7 @@ import socket
 import sys
 import threading
 import time
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from recon.errors import ConfigError, HarnessError, ResourcesUnavailable
@@ -97,7 +98,8 @@ class RayExecutor:
                 raise self._refused
             if self._ray is None:
                 try:
-                    self._ray = connect(self.address, str(rt.project.root))
+                    self._ray = connect(self.address, str(rt.project.root),
+                                        dict(rt.project.settings.forwarded))  # fmt: skip
                 except ConfigError as err:
                     self._refused = err
                     raise
@@ -161,7 +163,7 @@ class RayExecutor:
                 self._ray = None
 
 
-def connect(address: str, root: str) -> Any:
+def connect(address: str, root: str, forwarded: Mapping[str, str]) -> Any:
     """Join the cluster as a driver; workers import recon from ``root`` and get the
     coordinator's ``RECON_*`` settings (never its other environment: credentials must be
     in each node's own environment)."""
@@ -172,7 +174,7 @@ def connect(address: str, root: str) -> Any:
             "executor=ray needs the `ray` package: `pip install ray` in this environment"
         ) from None
     answers(address)
-    env = {k: v for k, v in os.environ.items() if k.startswith("RECON_")}
+    env = dict(forwarded)
     env["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [os.environ.get("PYTHONPATH")])])
     host = address.rsplit(":", 1)[0]
     # A cluster on the loopback address: this driver is a node on it too.
@@ -267,6 +269,7 @@ def job_of(rt: Runtime, cell: Cell, inputs: dict[str, str], key: str) -> CellJob
         store_root=str(project.store_root),
         sealed_root=str(project.sealed_root) if project.sealed_root else None,
         verify_reads=project.verify_reads,
+        settings=project.settings,
         kind=cell.kind,
         name=cell.name,
         params=cell.params,

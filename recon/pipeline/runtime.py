@@ -29,10 +29,10 @@ from pydantic import ValidationError
 from recon.errors import HarnessError
 from recon.model import Pointer, Ref, WaitingCell
 from recon.model.kinds import KIND_MODULES
-from recon.pipeline.keys import Codes
+from recon.pipeline.keys import Codes, tool_versions
 from recon.pipeline.kinds._base import Produced
 from recon.project.loader import Project
-from recon.store import ActionCache, StatCache, Store
+from recon.store import ActionCache, StatCache
 
 T = TypeVar("T")
 
@@ -173,10 +173,12 @@ class Runtime:
         self.project = project
         self.executor: Executor = executor or LocalExecutor()
         self.progress: Progress = progress or Silent()
-        self.store = Store(project.store_root, verify=project.verify_reads)
+        self.store = project.store()
         self.cache = ActionCache(project.store_root)
-        self.stat = StatCache(project.store_root / "state" / "stat.sqlite")
-        self.codes = Codes(self.stat, facts=project.store_root / "state" / "codegraph.json")
+        self.stat = StatCache(project.layout.stat_db)
+        chromium = project.settings.chromium
+        self.codes = Codes(self.stat, tools=lambda: tool_versions(chromium),
+                           facts=project.layout.codegraph)  # fmt: skip
         self._shared: dict[type, Any] = {}
         self._locks: dict[str, threading.RLock] = {}
         self._guard = threading.Lock()
@@ -185,7 +187,7 @@ class Runtime:
         return self.codes.digest(kind)
 
     def pointer_path(self, cell: Cell) -> Path:
-        return self.project.store_root / "cells" / cell.kind / f"{cell.name}.json"
+        return self.project.layout.pointer(cell.kind, cell.name)
 
     def read_pointer(self, cell: Cell) -> Pointer | None:
         """The cell's pointer, or None when it is missing or not a pointer (garbage)."""
@@ -202,16 +204,17 @@ class Runtime:
         with self._guard:
             return self._locks.setdefault(cell.id, threading.RLock())
 
-    def shared(self, make: type[T]) -> T:
-        """The run's one ``make()``, made on first use and shared by every cell of the run:
-        the browser pool of the render kinds (:class:`recon.render.BrowserPool`), the
-        scripted model servers of the attempt kind (:class:`recon.agents.ModelServers`).
-        The kind that needs one names it, so it is in that kind's code; this module imports
-        no kind's resources. :meth:`close` closes each that has a ``close``."""
+    def shared(self, kind: type[T], make: Callable[[], T] | None = None) -> T:
+        """The run's one ``kind``, made (by ``make()``, else ``kind()``) on first use and
+        shared by every cell of the run: the browser pool of the render kinds
+        (:class:`recon.render.BrowserPool`), the scripted model servers of the attempt kind
+        (:class:`recon.agents.ModelServers`). The kind that needs one names it, so it is in
+        that kind's code; this module imports no kind's resources. :meth:`close` closes
+        each that has a ``close``."""
         with self._guard:
-            if make not in self._shared:
-                self._shared[make] = make()
-            found: T = self._shared[make]
+            if kind not in self._shared:
+                self._shared[kind] = (make or kind)()
+            found: T = self._shared[kind]
             return found
 
     def close(self) -> None:

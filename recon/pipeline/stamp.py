@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from recon.pipeline.setupcache import Scan
-from recon.store import canonical_json, write_atomic
+from recon.store import StoreLayout, canonical_json, write_atomic
 from recon.store.disk import DiskFull
 
 DOIT_COMMANDS = frozenset({"list", "info", "forget", "clean", "ignore", "dumpdb", "strace",
@@ -74,7 +74,7 @@ def requested(argv: Sequence[str], releases: Collection[str]) -> set[str]:
 
 
 def stamp_path(store_root: Path, release: str) -> Path:
-    return store_root / "state" / "stamps" / f"{release}.json"
+    return StoreLayout(store_root).stamp(release)
 
 
 class ReleaseStamp:
@@ -125,7 +125,7 @@ class ReleaseStamp:
         self.path.unlink(missing_ok=True)
 
 
-def project_files(root: Path, sealed: Path | None) -> list[str]:
+def project_files(root: Path, sealed: Path | None, chromium: str | None) -> list[str]:
     """Every definition and code file of the project: release definitions, locks and
     withdrawal logs, cases, entries, the recon package, sealed material kept outside the
     repository, and the chromium executable."""
@@ -137,5 +137,5 @@ def project_files(root: Path, sealed: Path | None) -> list[str]:
     for folder in folders:
         found += [str(p) for p in sorted(folder.rglob("*"))
                   if p.is_file() and "__pycache__" not in p.parts]  # fmt: skip
-    found.append(chromium_path())
+    found.append(chromium_path(chromium))
     return found

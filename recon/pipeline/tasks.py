@@ -4,34 +4,34 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from doit import create_after
-from doit.exceptions import TaskError, TaskFailed
+from doit.exceptions import TaskFailed
 from doit.tools import config_changed
 
 from recon.errors import ReconError
-from recon.model import FailedCell, Manifest, ManifestInputs
+from recon.model import Manifest, ManifestInputs
 from recon.model.kinds import BROWSER_KINDS, KIND_MODULES
 from recon.pipeline.cells import run_cell
-from recon.pipeline.checker import blake3_checker
+from recon.pipeline.door import FrontDoor, Options, not_stale, refuse, stale_path
 from recon.pipeline.executor import ExecutorChoice
 from recon.pipeline.graph import Graph
 from recon.pipeline.progress import Tracker
-from recon.pipeline.publish import FILES, STALE, mark_stale, publish
+from recon.pipeline.publish import FILES, STALE, publish
 from recon.pipeline.runtime import Cell, Runtime, load_pointer, walk
 from recon.pipeline.stamp import ReleaseStamp, plain_run, project_files, requested, stamp_path
-from recon.pipeline.view import CellFailed, ProgressReporter, choose_view
+from recon.pipeline.view import CellFailed
 from recon.project.loader import Project
 from recon.release import lock
-from recon.store import StoreGuard, digest_json
+from recon.store import digest_json
 from recon.store.disk import space_for
 
 
-class Pipeline:
-    """What dodo.py asks for: the doit config and the task dicts of every release.
+class Pipeline(FrontDoor):
+    """The whole build: the task dicts of every release (:mod:`recon.pipeline.door`).
 
     A frozen release (``releases/<id>.lock``) whose inputs differ from its lock gets no
     cells: its ``release:<id>`` task refuses to build (exit 2), naming what changed,
@@ -51,11 +51,10 @@ class Pipeline:
         self.tracker = Tracker(project.store_root, choice.name)
         self.view = progress
         self.rt = Runtime(project, choice.open(), self.tracker)
+        self.stat = self.rt.stat
         self.graph = Graph(project, self.rt.stat, self.rt.codes)
         self.refused: dict[str, str] = {}  # release id -> why it is not built
         self.regrading: set[str] = set()
-        self.lazy = False  # the cells' task creators are doit's delayed ones (stamps hold)
-        self.guard: StoreGuard | None = None  # a doit build's shared hold on the store
         for rid in sorted(project.releases):
             self._check_lock(rid, rid in regrade)
         self.roots = {
@@ -65,24 +64,10 @@ class Pipeline:
         }
 
     @classmethod
-    def open(
-        cls,
-        root: Path,
-        regrade: str | None = None,
-        executor: str | None = None,
-        address: str | None = None,
-        progress: str | None = None,
-        wait_s: str | None = None,
-        give_up_s: str | None = None,
-    ) -> Pipeline:
-        """From doit's variables: ``regrade=<id>[,<id>]`` (re-grade frozen releases on
-        purpose), ``executor=local|ray``, ``address=<host:port>``, ``wait_s=`` and
-        ``give_up_s=`` (where long cells run, how long one no node can run waits;
-        :mod:`recon.pipeline.executor`), ``progress=auto|plain|rich``."""
-        wanted = {r.strip() for r in (regrade or "").split(",") if r.strip()}
-        choice = ExecutorChoice.from_vars(executor, address, wait_s, give_up_s)
-        view = choose_view(progress or os.environ.get("RECON_PROGRESS"))
-        return cls(Project.open(root), wanted, choice, view)
+    def open(cls, project: Project, doit_vars: Mapping[str, str | None]) -> Pipeline:
+        """From doit's variables (:class:`~recon.pipeline.door.Options`)."""
+        options = Options.parse(doit_vars, project.settings)
+        return cls(project, options.regrade, options.executor, options.view)
 
     def _check_lock(self, rid: str, regrade: bool) -> None:
         found = lock.load(self.project.root, rid)
@@ -99,25 +84,13 @@ class Pipeline:
         else:
             self.refused[rid] = lock.refusal(rid, found, moved)
 
-    def doit_config(self) -> dict[str, Any]:
-        return {
-            "check_file_uptodate": blake3_checker(self.rt.stat),
-            "dep_file": str(self.project.root / ".doit.db"),
-            "backend": "sqlite3",
-            "default_tasks": [f"release:{rid}" for rid in sorted(self.roots)],
-            "verbosity": 1,
-            "reporter": self.reporter(),
-        }
+    def default_releases(self) -> list[str]:
+        return sorted(self.roots)
 
-    def reporter(self) -> ProgressReporter:
-        """doit's console reporter plus this build's progress (:mod:`recon.pipeline.view`)."""
+    def progress_cells(self) -> tuple[dict[str, Any], dict[str, list[Any]]]:
         cells = {c.id: c for c in walk(list(self.roots.values()))}
-        releases = {rid: list(walk([root])) for rid, root in self.roots.items()}
-        found = ProgressReporter(self.tracker, cells, releases, self.view, self.rt,
-                                 on_success=self.save_stamps,
-                                 on_failure=self.mark_stale)  # fmt: skip
-        found.lazy = lambda: self.lazy
-        return found
+        releases: dict[str, list[Any]] = {r: list(walk([c])) for r, c in self.roots.items()}
+        return cells, releases
 
     def _rel(self, path: Path | str) -> str:
         return os.path.relpath(path, self.project.root)
@@ -188,7 +161,8 @@ class Pipeline:
         files = [f for c in cells for f in self.graph.files[c.id]]
         files += [str(self.rt.pointer_path(c)) for c in cells]
         files += [str(out / name) for name in (*FILES, STALE) if "." in name]
-        files += project_files(self.project.root, self.project.sealed_root)
+        files += project_files(self.project.root, self.project.sealed_root,
+                               self.project.settings.chromium)  # fmt: skip
         facts = {
             "release": rid,
             "cells": [c.id for c in cells],
@@ -225,10 +199,6 @@ class Pipeline:
                 stamp.drop()
             else:
                 stamp.save()
-
-    def mark_stale(self, failures: dict[str, list[FailedCell]]) -> None:
-        """After a build with a failed cell: mark each release it failed as stale."""
-        mark_failed(self.project.root, self.project.store_root, failures)
 
     def _cell_task(self, cell: Cell) -> dict[str, Any]:
         code = self.rt.code(cell.kind)
@@ -268,7 +238,7 @@ class Pipeline:
             "actions": [(self._export, [rid, root])],
             "file_dep": [self._rel(self.rt.pointer_path(c)) for c in [root, *attempts]],
             "targets": [self._rel(out / name) for name in FILES if "." in name],
-            "uptodate": [(not_stale, [str(out / STALE)])],
+            "uptodate": [(not_stale, [str(stale_path(self.project.root, rid))])],
         }
 
     def _export(self, rid: str, root: Cell) -> TaskFailed | None:
@@ -301,39 +271,9 @@ class Pipeline:
             "basename": "release",
             "name": rid,
             "doc": f"release {rid} is frozen and its inputs changed: refused",
-            "actions": [(_refuse, [why])],
+            "actions": [(refuse, [why])],
             "uptodate": [False],
         }
-
-
-def not_stale(path: str) -> bool:
-    """A release marked stale is published again, even when no input of it moved (the
-    failed cell was fixed back to what it was)."""
-    return not os.path.exists(path)
-
-
-def mark_failed(root: Path, store_root: Path, failures: dict[str, list[FailedCell]]) -> None:
-    """Mark each release of ``failures`` stale (:func:`recon.pipeline.publish.mark_stale`)
-    and drop its stamp, so the next build checks every task. Marking is the last thing a
-    failed build does: if it cannot be written, it says so and the build still fails."""
-    for rid, failed in sorted(failures.items()):
-        stamp_path(store_root, rid).unlink(missing_ok=True)
-        try:
-            mark_stale(root, rid, failed)
-        except (OSError, ReconError) as err:
-            sys.stderr.write(f"recon: release:{rid}: could not mark releases/{rid}/ stale: {err}\n")
-            continue
-        names = ", ".join(f.cell for f in failed[:3]) + (", ..." if len(failed) > 3 else "")
-        sys.stderr.write(
-            f"[recon] release:{rid}: build failed ({names}); releases/{rid}/ marked stale "
-            f"(releases/{rid}/{STALE}, a banner on every page)\n"
-        )
-
-
-def _refuse(why: str) -> TaskError:
-    """A frozen release's build with changed inputs: bad input, exit 2 (doit's TaskError)."""
-    sys.stderr.write(f"recon: {why}\n")
-    return TaskError(why)
 
 
 def _no_retry_pending(pointer: str) -> bool:

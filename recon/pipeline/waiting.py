@@ -19,18 +19,17 @@ once one has, since the build is stopping anyway.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from recon.errors import ConfigError
 from recon.model import WaitingCell
+from recon.project.settings import seconds as parse_seconds
 
 MiB = 1 << 20
 WAIT_S = 60.0
 GIVE_UP_S = 1800.0
-MAX_S = 7 * 86_400.0
 SHOWN = ("CPU", "memory", "docker", "browser")  # what a line names besides what is needed
 
 
@@ -42,11 +41,15 @@ class Limits:
     give_up_s: float = GIVE_UP_S
 
     @classmethod
-    def parse(cls, wait_s: str | None, give_up_s: str | None) -> Limits:
-        """From doit variables or ``RECON_RAY_WAIT_S``/``RECON_RAY_GIVE_UP_S`` (the caller
-        picks); one line naming the setting when a value is not a number of seconds."""
-        wait = seconds("wait_s", wait_s, WAIT_S)
-        give_up = seconds("give_up_s", give_up_s, GIVE_UP_S)
+    def parse(
+        cls, wait_s: str | None, give_up_s: str | None, defaults: Limits | None = None
+    ) -> Limits:
+        """From doit variables, else ``defaults`` (``RECON_RAY_WAIT_S``/
+        ``RECON_RAY_GIVE_UP_S``, the caller picks); one line naming the setting when a
+        value is not a number of seconds."""
+        base = defaults or cls()
+        wait = seconds("wait_s", wait_s, base.wait_s)
+        give_up = seconds("give_up_s", give_up_s, base.give_up_s)
         if give_up < wait:
             raise ConfigError(
                 f"give_up_s={give_up:g}: must be at least wait_s ({wait:g}): a cell says it is "
@@ -58,16 +61,7 @@ class Limits:
 def seconds(name: str, text: str | None, default: float) -> float:
     if text is None or not text.strip():
         return default
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (0 < value <= MAX_S):
-        raise ConfigError(
-            f"{name}={text}: not a number of seconds between 0 and {MAX_S:g} "
-            f"(e.g. `{name}={default:g}`)"
-        )
-    return value
+    return parse_seconds(name, text, f" (e.g. `{name}={default:g}`)")
 
 
 def demand(wanted: Mapping[str, Any]) -> dict[str, float]:

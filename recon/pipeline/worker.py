@@ -18,7 +18,6 @@ or fails the cell as it would in-process.
 
 from __future__ import annotations
 
-import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,10 +26,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from recon.errors import ReconError
-from recon.gateway.settings import LiveSettings
 from recon.model import Ref
 from recon.pipeline.runtime import Cell, Computed, Runtime, compute_here, kind_of
 from recon.project.loader import Project
+from recon.project.settings import Settings
 from recon.store import CorruptObject, ObjectFault
 
 
@@ -40,6 +39,7 @@ class CellJob:
     store_root: str
     sealed_root: str | None
     verify_reads: bool
+    settings: Settings  # the coordinator's (its RECON_* variables)
     kind: str
     name: str
     params: dict[str, Any]
@@ -75,14 +75,7 @@ def _runtime(job: CellJob) -> Runtime:
     ident = (job.root, job.store_root, job.sealed_root, job.verify_reads)
     with _GUARD:
         if ident not in _RUNTIMES:
-            project = Project(
-                root=Path(job.root),
-                store_root=Path(job.store_root),
-                sealed_root=Path(job.sealed_root) if job.sealed_root else None,
-                verify_reads=job.verify_reads,
-                live=LiveSettings.from_env(os.environ),  # the coordinator's RECON_* settings
-            )
-            _RUNTIMES[ident] = Runtime(project)
+            _RUNTIMES[ident] = Runtime(Project.open(Path(job.root), job.settings))
         return _RUNTIMES[ident]
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -18,7 +17,8 @@ from recon.model.calibration import Calibration
 from recon.model.calibration import path_of as calibration_path
 from recon.model.grading import against_contract
 from recon.model.matrix import points
-from recon.store import digest_json
+from recon.project.settings import Settings
+from recon.store import Store, StoreLayout, digest_json
 
 
 @dataclass(frozen=True)
@@ -81,19 +81,33 @@ class Project:
     sealed_root: Path | None = None
     verify_reads: bool = True  # RECON_VERIFY_ON_READ=0 turns it off, to measure its cost only
     live: LiveSettings = field(default_factory=LiveSettings)  # RECON_<VENDOR>_BASE_URL, ...
+    settings: Settings = field(default_factory=Settings)  # what the environment set
 
     @classmethod
-    def open(cls, root: Path) -> Project:
+    def open(cls, root: Path, settings: Settings) -> Project:
+        """The project at ``root``, with the store and sealed folder ``settings`` name."""
         root = Path(root).resolve()
-        store = Path(os.environ.get("RECON_STORE") or root / "store").resolve()
-        sealed_env = os.environ.get("RECON_SEALED")
         return cls(
             root=root,
-            store_root=store,
-            sealed_root=Path(sealed_env) if sealed_env else None,
-            verify_reads=os.environ.get("RECON_VERIFY_ON_READ", "1") != "0",
-            live=LiveSettings.from_env(os.environ),
+            store_root=settings.store_root(root),
+            sealed_root=settings.sealed,
+            verify_reads=settings.verify_reads,
+            live=settings.live,
+            settings=settings,
         )
+
+    @property
+    def layout(self) -> StoreLayout:
+        return StoreLayout(self.store_root)
+
+    @property
+    def deps_root(self) -> Path:
+        """The offline dependency stores (``RECON_DEPS``, else ``<store>/deps``)."""
+        return self.settings.deps_root(self.store_root)
+
+    def store(self) -> Store:
+        """The project's store; whether reads are verified is decided here, once."""
+        return Store(self.store_root, verify=self.verify_reads)
 
     def sealed_dir(self, case_id: str) -> Path:
         if self.sealed_root is not None:

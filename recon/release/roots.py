@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from recon.errors import StoreError
-from recon.store import OutputRef, outputs_refs
+from recon.store import OutputRef, StoreLayout, outputs_refs
 
 
 @dataclass
@@ -25,7 +25,7 @@ class Roots:
 def live_roots(store_root: Path, releases: Path) -> Roots:
     """Every pointer under the store, every release's manifest and runs."""
     roots = Roots()
-    for path in sorted((store_root / "cells").glob("*/*.json")):
+    for path in sorted(StoreLayout(store_root).cells.glob("*/*.json")):
         pointer = _read(path)
         try:
             key, refs = pointer["key"], outputs_refs(pointer["outputs"])

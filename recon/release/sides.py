@@ -10,6 +10,7 @@ from pathlib import Path
 from recon.errors import ConfigError, ReconError
 from recon.model import Manifest, ReleaseLock, ReleaseResult
 from recon.model.base import load_json
+from recon.project.settings import Settings
 
 RELEASE_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 VERSIONED = re.compile(r"^([a-z0-9][a-z0-9-]*)@([0-9]+)$")
@@ -29,11 +30,12 @@ def _manifest_path(arg: str, project_root: Path) -> Path:
     )
 
 
-def _locked(release: str, version: int, project_root: Path) -> tuple[Manifest, ReleaseResult]:
+def _locked(
+    release: str, version: int, project_root: Path, settings: Settings
+) -> tuple[Manifest, ReleaseResult]:
     """Version ``version`` of a frozen release, from its lock's history and the store."""
     from recon.project.loader import Project
     from recon.release.lock import load
-    from recon.store import Store
 
     lock: ReleaseLock | None = load(project_root, release)
     if lock is None:
@@ -47,7 +49,7 @@ def _locked(release: str, version: int, project_root: Path) -> tuple[Manifest, R
         raise ConfigError(
             f"{release}@{version}: no such version (releases/{release}.lock has {known})"
         )
-    store = Store(Project.open(project_root).store_root)
+    store = Project.open(project_root, settings).store()
     try:
         manifest = Manifest.model_validate(store.read_json(found.manifest))
         result = ReleaseResult.model_validate(store.read_json(found.release_json))
@@ -59,12 +61,12 @@ def _locked(release: str, version: int, project_root: Path) -> tuple[Manifest, R
     return manifest, result
 
 
-def load_side(arg: str, project_root: Path) -> tuple[Manifest, ReleaseResult]:
+def load_side(arg: str, project_root: Path, settings: Settings) -> tuple[Manifest, ReleaseResult]:
     """Load one side of a diff: a manifest.json path (release.json beside it), a release id,
     or ``<id>@<version>``, a version of a frozen release."""
     versioned = VERSIONED.match(arg)
     if versioned and not Path(arg).exists():
-        return _locked(versioned[1], int(versioned[2]), project_root)
+        return _locked(versioned[1], int(versioned[2]), project_root, settings)
     manifest_path = _manifest_path(arg, project_root)
     result_path = manifest_path.parent / "release.json"
     for path in (manifest_path, result_path):

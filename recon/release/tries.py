@@ -16,6 +16,7 @@ from typing import Any
 
 from recon.errors import ReconError
 from recon.model.result import AttemptSummary, ReleaseResult
+from recon.project.settings import Settings
 
 Read = Callable[[str], Mapping[str, Any] | None]
 """A record digest -> the record's JSON, or None when it cannot be read."""
@@ -59,13 +60,12 @@ def tries_of(result: ReleaseResult, read: Read) -> dict[str, tuple[TryLine, ...]
     return {s.id: slot_tries(s, read) for s in result.attempts}
 
 
-def store_reader(project_root: Path) -> Read:
+def store_reader(project_root: Path, settings: Settings) -> Read:
     """Reads records from the project's store; finds nothing when there is no store."""
     from recon.project.loader import Project
-    from recon.store import Store
 
     try:
-        store = Store(Project.open(project_root).store_root)
+        store = Project.open(project_root, settings).store()
     except (ReconError, OSError):
         return lambda digest: None
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from recon.errors import ConfigError
 from recon.model import Active, AttemptRecord, Pointer, ReleaseDef, Sidecar, Withdrawals
 from recon.release.withdrawals import load, path_of
-from recon.store import Store, write_atomic
+from recon.store import Store, StoreLayout, write_atomic
 
 
 @dataclass(frozen=True)
@@ -23,7 +23,7 @@ class Request:
     releases hold the attempt) which release."""
 
     root: Path
-    store_root: Path
+    store: Store  # the project's (recon.project.Project.store)
     releases: dict[str, ReleaseDef]
     attempt: str
     reason: str
@@ -62,9 +62,9 @@ def release_of(releases: dict[str, ReleaseDef], attempt: str, wanted: str | None
     return holding[0]
 
 
-def _record(store_root: Path, attempt: str) -> str:
+def _record(store: Store, attempt: str) -> str:
     """The digest of the attempt's record, from its pointer."""
-    pointer_path = store_root / "cells" / "attempt" / f"{attempt}.json"
+    pointer_path = StoreLayout(store.root).pointer("attempt", attempt)
     try:
         pointer = Pointer.model_validate(json.loads(pointer_path.read_bytes()))
         digest = pointer.outputs["record"].digest
@@ -73,7 +73,7 @@ def _record(store_root: Path, attempt: str) -> str:
             f"{attempt}: no record yet ({pointer_path} missing or unreadable); "
             "build the release with `doit release:<id>` first"
         ) from None
-    AttemptRecord.model_validate(Store(store_root).read_json(digest))
+    AttemptRecord.model_validate(store.read_json(digest))
     return digest
 
 
@@ -89,10 +89,10 @@ def withdraw(req: Request) -> Done:
     current = load(req.root, rid)
     if any(a.attempt == req.attempt for a in current.active):
         raise ConfigError(f"{req.attempt}: already withdrawn from {rid}; restore it first")
-    record = _record(req.store_root, req.attempt)
+    record = _record(req.store, req.attempt)
     sidecar = Sidecar(action="withdraw", release=rid, attempt=req.attempt, record=record,
                       reason=req.reason, by=req.by, at=_now())  # fmt: skip
-    digest = Store(req.store_root).put_json(sidecar.model_dump(mode="json"))
+    digest = req.store.put_json(sidecar.model_dump(mode="json"))
     entry = Active(attempt=req.attempt, record=record, sidecar=digest, reason=req.reason,
                    by=req.by, at=sidecar.at or "")  # fmt: skip
     updated = Withdrawals(release=rid, active=[*current.active, entry], log=[*current.log, digest])
@@ -111,7 +111,7 @@ def restore(req: Request) -> Done:
         )
     sidecar = Sidecar(action="restore", release=rid, attempt=req.attempt, record=found.record,
                       reason=req.reason, by=req.by, at=_now(), restores=found.sidecar)  # fmt: skip
-    digest = Store(req.store_root).put_json(sidecar.model_dump(mode="json"))
+    digest = req.store.put_json(sidecar.model_dump(mode="json"))
     active = [a for a in current.active if a.attempt != req.attempt]
     updated = Withdrawals(release=rid, active=active, log=[*current.log, digest])
     return Done(rid, digest, _write(req.root, updated))

@@ -68,9 +68,9 @@ LAUNCH_ARGS = [
 CLOSE_LIMIT_S = 30.0  # a browser that does not close this long after asked is killed
 
 
-def chromium_path() -> str:
-    """The chromium executable: ``$RECON_CHROMIUM`` or :data:`CHROMIUM`."""
-    return os.environ.get("RECON_CHROMIUM") or CHROMIUM
+def chromium_path(chromium: str | None = None) -> str:
+    """The chromium executable: ``chromium`` (``RECON_CHROMIUM``) or :data:`CHROMIUM`."""
+    return chromium or CHROMIUM
 
 
 def _require(path: str) -> str:
@@ -95,17 +95,17 @@ class Chromium:
 
 
 @contextmanager
-def open_browser() -> Iterator[Browser]:
-    """A headless chromium in an empty network namespace, seeing only the pinned fonts,
-    closed on exit."""
-    with launch() as chromium:
+def open_browser(executable: str | None = None) -> Iterator[Browser]:
+    """A headless chromium (``executable``, else :data:`CHROMIUM`) in an empty network
+    namespace, seeing only the pinned fonts, closed on exit."""
+    with launch(executable) as chromium:
         yield chromium.browser
 
 
 @contextmanager
-def launch() -> Iterator[Chromium]:
+def launch(executable: str | None = None) -> Iterator[Chromium]:
     """:func:`open_browser`, with the browser's process (to kill it when it hangs)."""
-    path = _require(chromium_path())
+    path = _require(chromium_path(executable))
     unshare_prefix()  # refused before anything starts where no namespace is permitted
     with tempfile.TemporaryDirectory(prefix="recon-chromium-") as tmp, sync_playwright() as pw:
         launcher = write_launcher(Path(tmp), path)
@@ -226,9 +226,9 @@ _FONTCONFIG = """<?xml version="1.0"?>
 """
 
 
-def browser_version() -> str:
+def browser_version(executable: str | None = None) -> str:
     """The chromium version line (a cache-key input); runs ``--version``, no launch."""
-    return _version(_require(chromium_path()))
+    return _version(_require(chromium_path(executable)))
 
 
 @functools.lru_cache(maxsize=8)

@@ -71,12 +71,19 @@ def page_failure(reason: str, tries: int = TRIES) -> str:
 
 class BrowserPool:
     """Up to ``size`` browsers (``RECON_BROWSERS``, default the core count), started lazily;
-    each job has ``budget_s`` of wall time."""
+    each job has ``budget_s`` of wall time; ``chromium`` is the executable
+    (``RECON_CHROMIUM``, default :data:`~recon.render.browser.CHROMIUM`)."""
 
-    def __init__(self, size: int | None = None, *, budget_s: float = JOB_BUDGET_S) -> None:
-        default = int(os.environ.get("RECON_BROWSERS") or os.cpu_count() or 1)
-        self.size = max(1, size or default)
+    def __init__(
+        self,
+        size: int | None = None,
+        *,
+        budget_s: float = JOB_BUDGET_S,
+        chromium: str | None = None,
+    ) -> None:
+        self.size = max(1, size or os.cpu_count() or 1)
         self.budget_s = budget_s
+        self.chromium = chromium
         self._jobs: queue.Queue[_Job] = queue.Queue()
         self._threads: list[threading.Thread] = []
         self._idle = 0
@@ -100,7 +107,7 @@ class BrowserPool:
         thread.start()
 
     def _work(self) -> None:
-        worker = Worker(self.budget_s)
+        worker = Worker(self.budget_s, self.chromium)
         try:
             while (item := self._next()) is not None:
                 job, future = item
@@ -133,8 +140,9 @@ class Worker:
     relaunched when dead or hung; runs jobs under their budget (see the module docstring).
     Every method runs on the thread that owns it."""
 
-    def __init__(self, budget_s: float = JOB_BUDGET_S) -> None:
+    def __init__(self, budget_s: float = JOB_BUDGET_S, chromium: str | None = None) -> None:
         self.budget_s = budget_s
+        self.chromium = chromium
         self.launches = 0
         self._stack: ExitStack | None = None
         self._chromium: Chromium | None = None
@@ -167,7 +175,7 @@ class Worker:
     def _launch(self) -> None:
         stack = ExitStack()
         try:
-            chromium = stack.enter_context(launch())
+            chromium = stack.enter_context(launch(self.chromium))
             self._cdp = chromium.browser.new_browser_cdp_session()
         except BaseException:
             stack.close()

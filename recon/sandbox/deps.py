@@ -21,7 +21,6 @@ import base64
 import hashlib
 import io
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -77,21 +76,15 @@ def store_digest(path: Path = LOCK) -> str:
     return digest_json({"lock": load_lock(path), "layout": LAYOUT})
 
 
-def deps_root(store_root: Path | None = None) -> Path:
-    """``RECON_DEPS``, else ``<store>/deps`` (``RECON_STORE`` or ./store)."""
-    if os.environ.get("RECON_DEPS"):
-        return Path(os.environ["RECON_DEPS"]).resolve()
-    store = store_root or Path(os.environ.get("RECON_STORE") or "store")
-    return (store / "deps").resolve()
+def deps_dir(root: Path, lock: Path = LOCK) -> Path:
+    """The fetched store of ``lock`` under ``root`` (``RECON_DEPS``, else ``<store>/deps``:
+    :meth:`recon.project.settings.Settings.deps_root`)."""
+    return root / store_digest(lock)[:16]
 
 
-def deps_dir(store_root: Path | None = None, lock: Path = LOCK) -> Path:
-    return deps_root(store_root) / store_digest(lock)[:16]
-
-
-def require(store_root: Path | None = None, lock: Path = LOCK) -> Path:
+def require(root: Path, lock: Path = LOCK) -> Path:
     """The fetched store, or a harness error saying how to fetch it."""
-    path = deps_dir(store_root, lock)
+    path = deps_dir(root, lock)
     if not (path / "lock.json").is_file():
         raise HarnessError(
             f"the offline dependency store {path} is missing; run `recon deps fetch` "
@@ -100,10 +93,10 @@ def require(store_root: Path | None = None, lock: Path = LOCK) -> Path:
     return path
 
 
-def fetch(store_root: Path | None = None, lock: Path = LOCK) -> Fetched:
-    """Fetch the lock's packages unless they are there already (a no-op then)."""
+def fetch(root: Path, lock: Path = LOCK) -> Fetched:
+    """Fetch the lock's packages under ``root`` unless they are there already (a no-op)."""
     started = time.monotonic()
-    final = deps_dir(store_root, lock)
+    final = deps_dir(root, lock)
     data = load_lock(lock)
     if (final / "lock.json").is_file():
         return _summary(final, False, started)

@@ -26,7 +26,6 @@ from recon.errors import HarnessError
 DEFAULT_SOCKET = "unix:///var/run/docker.sock"
 DOCKERD_ARGS = ("--bridge=none", "--iptables=false", "--ip6tables=false")
 CGROUP_ROOT = Path("/sys/fs/cgroup")
-STATE_DIR = Path(os.environ.get("RECON_ENGINE_STATE", "/var/lib/recon/engine"))
 
 
 def engine_url() -> str:
@@ -67,13 +66,12 @@ class EngineStart:
     took_s: float = 0.0
 
 
-def ensure_engine(
-    url: str | None = None, wait_s: float = 60.0, state_dir: Path = STATE_DIR
-) -> EngineStart:
+def ensure_engine(url: str | None = None, wait_s: float = 60.0, *, state_dir: Path) -> EngineStart:
     """Answer the running engine, or start ``dockerd`` (root only) and wait for it.
 
     On the standard socket dockerd keeps its usual data root; on any other unix socket
-    (tests, a private engine) its data, exec root and pidfile live in ``state_dir``.
+    (tests, a private engine) its data, exec root and pidfile live in ``state_dir``
+    (``RECON_ENGINE_STATE``).
     """
     url = url or engine_url()
     if engine_answers(url):
@@ -202,23 +200,3 @@ def oom_kills(init_pid: int) -> int:
 def _short(err: BaseException) -> str:
     text = str(err).strip().splitlines()
     return text[0][:200] if text else type(err).__name__
-
-
-def main() -> int:
-    """`make engine`: make sure an engine answers, starting dockerd if we may."""
-    try:
-        start = ensure_engine()
-    except HarnessError as err:
-        print(f"recon engine: {err}")
-        return 1
-    if start.started:
-        print(
-            f"recon engine: started dockerd (pid {start.pid}) in {start.took_s}s; log {start.log}"
-        )
-    else:
-        print(f"recon engine: docker engine answers at {start.url}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -39,7 +39,6 @@ REPOSITORY = "recon-sandbox"
 AGENT_UID = 1000
 BRIDGE_UID = 65534
 PACKAGE_LIST = "/usr/share/recon/packages.txt"
-CACHE_DIR = Path(os.environ.get("RECON_APT_CACHE", "/var/cache/recon"))
 
 # Runs in the chroot after the packages are installed. Part of the recipe digest: editing it
 # re-tags the image. The agent runs as uid 1000; /sandbox is a size-capped tmpfs at run time
@@ -221,17 +220,16 @@ def build_image(
     workdir: Path,
     client: docker.DockerClient,
     *,
-    cache_dir: Path = CACHE_DIR,
-    deps: Path | None = None,
+    deps_root: Path,
+    cache_dir: Path,
 ) -> ImageBuild:
     """Build (or find) the image of ``recipe``; ``workdir`` holds the rootfs while building.
-    ``deps`` is the fetched offline store the pip and npm agents come from (default:
-    ``require()``)."""
+    The pip and npm agents come from the offline store fetched under ``deps_root``
+    (``RECON_DEPS``); ``cache_dir`` keeps the apt archives (``RECON_APT_CACHE``)."""
     hit = find_image(client, recipe)
     if hit is not None:
         return hit
-    if (recipe.pip_agents or recipe.npm_agents) and deps is None:
-        deps = offline.require()
+    deps = offline.require(deps_root) if (recipe.pip_agents or recipe.npm_agents) else None
     workdir.mkdir(parents=True, exist_ok=True)
     (cache_dir / "images").mkdir(parents=True, exist_ok=True)
     with _lock(cache_dir / "images" / f"{recipe.digest}.lock"):
@@ -247,14 +245,18 @@ def default_recipe() -> ImageRecipe:
 
 
 def ensure_image(
-    recipe: ImageRecipe | None = None, client: docker.DockerClient | None = None
+    recipe: ImageRecipe | None = None,
+    client: docker.DockerClient | None = None,
+    *,
+    deps_root: Path,
+    cache_dir: Path,
 ) -> ImageBuild:
     """The image of ``recipe`` (default: ``default_recipe()``), built if the engine lacks it
     (for example after ``docker image prune``); the rootfs is built in a temporary folder."""
     recipe = recipe or default_recipe()
     client = client or engine_client()
     with tempfile.TemporaryDirectory(prefix="recon-image-", dir="/var/tmp") as tmp:
-        return build_image(recipe, Path(tmp), client)
+        return build_image(recipe, Path(tmp), client, deps_root=deps_root, cache_dir=cache_dir)
 
 
 def _build(
@@ -352,8 +354,9 @@ def _store_mounted(root: Path, deps: Path | None, part: str, at: str) -> Iterato
         target.rmdir()
 
 
-def cold_build_record(recipe: ImageRecipe, cache_dir: Path = CACHE_DIR) -> dict[str, Any] | None:
-    """The record of the build that made ``recipe``'s image on this machine, if kept."""
+def cold_build_record(recipe: ImageRecipe, cache_dir: Path) -> dict[str, Any] | None:
+    """The record of the build that made ``recipe``'s image on this machine, if kept
+    (``cache_dir``: ``RECON_APT_CACHE``)."""
     path = cache_dir / "images" / f"{recipe.digest}.json"
     return dict(json.loads(path.read_text())) if path.exists() else None
 
@@ -458,24 +461,3 @@ def _remove(root: Path) -> None:
 
 def _lap(started: float) -> float:
     return time.monotonic() - started
-
-
-def main() -> int:
-    """`make image`: the sandbox image of this machine, built when the engine lacks it (a tag
-    lookup when it has it). `make test` runs it in the background while the tests that need
-    no engine run, so the minutes of a cold build overlap them."""
-    try:
-        built = ensure_image()
-    except (HarnessError, DockerException) as err:
-        print(f"recon image: {err}")
-        return 1
-    if built.cached:
-        print(f"recon image: {built.tag} is in the engine ({built.image_id[:19]})")
-    else:
-        parts = ", ".join(f"{k} {v:.1f}s" for k, v in built.timings.items())
-        print(f"recon image: built {built.tag} in {built.took_s:.1f}s ({parts})")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # the same names, for type checkers: they do not run __getatt
     from recon.store.disk import DiskFull as DiskFull
     from recon.store.disk import space_for as space_for
     from recon.store.guard import StoreGuard as StoreGuard
+    from recon.store.layout import StoreLayout as StoreLayout
     from recon.store.maintenance import GcReport as GcReport
     from recon.store.maintenance import OutputRef as OutputRef
     from recon.store.maintenance import VerifyReport as VerifyReport
@@ -52,6 +53,7 @@ _EXPORTS = {
     "DiskFull": "recon.store.disk",
     "space_for": "recon.store.disk",
     "StoreGuard": "recon.store.guard",
+    "StoreLayout": "recon.store.layout",
     "GcReport": "recon.store.maintenance",
     "OutputRef": "recon.store.maintenance",
     "VerifyReport": "recon.store.maintenance",

@@ -13,11 +13,12 @@ from typing import Any
 
 from recon.store.atomic import write_once
 from recon.store.canonical import canonical_json
+from recon.store.layout import StoreLayout
 
 
 class ActionCache:
     def __init__(self, root: Path) -> None:
-        self.root = Path(root) / "actions"
+        self.root = StoreLayout(Path(root)).actions
 
     def _path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.json"

@@ -18,15 +18,14 @@ from pathlib import Path
 
 from recon.errors import StoreError
 from recon.store.disk import space_for
-
-NAME = "gc.lock"
+from recon.store.layout import StoreLayout
 
 
 class StoreGuard:
     """The lock on ``<store>/state/gc.lock``, held shared (builds) or exclusive (gc)."""
 
     def __init__(self, store_root: Path) -> None:
-        self.path = Path(store_root) / "state" / NAME
+        self.path = StoreLayout(Path(store_root)).gc_lock
         self._fd: int | None = None
 
     def _open(self) -> int:

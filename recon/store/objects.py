@@ -15,6 +15,7 @@ from recon.errors import StoreError
 from recon.store.atomic import _fsync_dir
 from recon.store.canonical import canonical_json
 from recon.store.disk import space_for
+from recon.store.layout import StoreLayout
 
 CHUNK = 1 << 20
 
@@ -55,8 +56,8 @@ class Store:
 
     def __init__(self, root: Path, *, verify: bool = True) -> None:
         self.root = Path(root)
-        self.objects = self.root / "objects"
-        self.quarantine_dir = self.root / "quarantine"
+        self.objects = StoreLayout(self.root).objects
+        self.quarantine_dir = StoreLayout(self.root).quarantine
         self.verify = verify
 
     def path(self, digest: str) -> Path:

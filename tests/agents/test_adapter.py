@@ -13,6 +13,7 @@ from recon.agents import CommandAdapter, lines, mini_swe_agent
 from recon.agents.trace import claude_code
 from recon.model import Agent, Entry, Trace
 from recon.project.loader import Project
+from recon.project.settings import Settings
 from recon.sandbox import CONTAINER_PATHS, default_recipe, load_lock, notice
 from recon.store import digest_json
 
@@ -74,7 +75,7 @@ def test_entries_without_the_new_fields_keep_their_digest_input() -> None:
 
 
 def test_agent_entries_validate() -> None:
-    project = Project.open(REPO)
+    project = Project.open(REPO, Settings.from_env())
     project.validate()
     for entry_id, key in (("claude-code", "ANTHROPIC_API_KEY"), ("codex-cli", "OPENAI_API_KEY")):
         entry = project.entries[entry_id]
@@ -145,7 +146,7 @@ def test_claude_code_result_json_counts() -> None:
 def test_the_claude_code_entries_share_one_install_and_one_command_template() -> None:
     """claude-code-scripted differs from claude-code in its model alone (the provider and
     ANTHROPIC_MODEL) and the script files it is keyed on; both run the image's Claude Code."""
-    project = Project.open(REPO)
+    project = Project.open(REPO, Settings.from_env())
     live, scripted = project.entries["claude-code"], project.entries["claude-code-scripted"]
     assert (live.model.provider, scripted.model.provider) == ("anthropic", "scripted")
 
@@ -181,7 +182,7 @@ def test_the_gemini_cli_entries_share_one_install_and_one_command_template() -> 
     """gemini-cli-scripted differs from gemini-cli in its model alone (the provider and
     GEMINI_MODEL) and the script files it is keyed on; both run the image's Gemini CLI on the
     Node pinned beside it."""
-    project = Project.open(REPO)
+    project = Project.open(REPO, Settings.from_env())
     live, scripted = project.entries["gemini-cli"], project.entries["gemini-cli-scripted"]
     assert (live.model.provider, scripted.model.provider) == ("gemini", "scripted")
     assert live.agent.credentials == scripted.agent.credentials == ["GEMINI_API_KEY"]

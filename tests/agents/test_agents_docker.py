@@ -18,7 +18,7 @@ from recon.agents import FixedScript, ModelServer, serve_model
 from recon.model import AttemptRecord, RunRecord
 from recon.sandbox import ImageBuild, deps
 from recon.store import Store
-from tests.conftest import copy_project, doit, free_port
+from tests.conftest import copy_project, deps_root, doit, free_port
 from tests.sandbox.conftest import engine, image  # noqa: F401  (fixtures)
 
 SECRET = "sk-scripted-5f1e0c2a9b7d"
@@ -80,7 +80,7 @@ def test_mini_swe_agent_formal_release_through_the_egress_proxy(
     text = entry.read_text().replace("127.0.0.1:18080", f"127.0.0.1:{port}")
     entry.write_text(text.replace("provider: scripted,", "provider: test-scripted,"))
     (project / "releases" / "formal-agents.yaml").write_text(RELEASE)
-    monkeypatch.setenv("RECON_DEPS", str(deps.require().parent))
+    monkeypatch.setenv("RECON_DEPS", str(deps.require(deps_root()).parent))
     monkeypatch.setenv("SCRIPTED_MODEL_KEY", SECRET)
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
@@ -158,7 +158,7 @@ def test_the_build_serves_the_scripted_model_itself(
     entry = project / "entries" / "mini-swe-agent-scripted.yaml"
     entry.write_text(entry.read_text().replace("127.0.0.1:18080", f"127.0.0.1:{port}"))
     (project / "releases" / "served-model.yaml").write_text(SERVED)
-    monkeypatch.setenv("RECON_DEPS", str(deps.require().parent))
+    monkeypatch.setenv("RECON_DEPS", str(deps.require(deps_root()).parent))
     monkeypatch.delenv("SCRIPTED_MODEL_KEY", raising=False)
 
     doit(project, "release:served-model")

@@ -21,6 +21,7 @@ from recon.agents import CaseScripts, FixedScript, ModelServers, scripted_port, 
 from recon.agents.model_script import CHUNK, SUBMIT, case_replies, write_commands
 from recon.errors import ConfigError, HarnessError
 from recon.project.loader import Project
+from recon.project.settings import Settings
 from tests.conftest import free_port
 
 REPO = Path(__file__).resolve().parents[2]
@@ -117,7 +118,7 @@ def test_a_taken_port_is_one_clear_error() -> None:
 
 
 def _mini(tmp_path: Path, port: int, egress: int | None = None) -> Any:
-    entry = Project.open(REPO).entries["mini-swe-agent-scripted"]
+    entry = Project.open(REPO, Settings.from_env()).entries["mini-swe-agent-scripted"]
     set_env = {**entry.agent.set_env, "OPENAI_API_BASE": f"http://127.0.0.1:{port}/v1"}
     sandbox = entry.sandbox.model_copy(update={"egress": [f"127.0.0.1:{egress or port}"]})
     agent = entry.agent.model_copy(update={"set_env": set_env})
@@ -125,7 +126,10 @@ def _mini(tmp_path: Path, port: int, egress: int | None = None) -> Any:
 
 
 def test_the_port_comes_from_set_env_and_egress_must_admit_it(tmp_path: Path) -> None:
-    assert scripted_port(Project.open(REPO).entries["mini-swe-agent-scripted"]) == 18080
+    assert (
+        scripted_port(Project.open(REPO, Settings.from_env()).entries["mini-swe-agent-scripted"])
+        == 18080
+    )
     assert scripted_port(_mini(tmp_path, 18123)) == 18123
     with pytest.raises(ConfigError, match=r"sandbox\.egress: .*127\.0\.0\.1:18123.*add it"):
         scripted_port(_mini(tmp_path, 18123, egress=18124))
@@ -144,6 +148,6 @@ def test_concurrent_attempts_share_one_server_stopped_after_the_last(tmp_path: P
     with pytest.raises(urllib.error.URLError):
         _post(port, _conversation(brief, 0), key=key)  # stopped: connection refused
     # an entry of another provider starts nothing and adds nothing
-    other = Project.open(REPO).entries["scripted-faithful-docker"]
+    other = Project.open(REPO, Settings.from_env()).entries["scripted-faithful-docker"]
     with servers.serving(other, REPO / "entries") as added:
         assert added == {}

@@ -40,8 +40,10 @@ from recon.gateway.upstream import Dropped, Outgoing, Reply, json_reply
 from recon.model import Entry
 from recon.model.gateway import Exchange
 from recon.project.loader import Project
+from recon.project.settings import Settings
 from recon.sandbox import DockerRun, ImageBuild, container_placeholders, deps, entry_mount
 from recon.sandbox import run_docker as run_in_docker
+from tests.conftest import deps_root
 from tests.gateway.conftest import (  # noqa: F401 (test_ca and server_tls: fixtures)
     CertAuthority,
     Vendor,
@@ -53,7 +55,7 @@ from tests.gateway.conftest import (  # noqa: F401 (test_ca and server_tls: fixt
 from tests.sandbox.conftest import CREATED, engine, image  # noqa: F401 (fixtures)
 
 REPO = Path(__file__).resolve().parents[2]
-PROJECT = Project.open(REPO)
+PROJECT = Project.open(REPO, Settings.from_env())
 ANSWERS_DIR = PROJECT.entries_dir / ANSWERS
 CASES = ["html5-boilerplate", "todomvc"]
 
@@ -232,7 +234,7 @@ def _attempt(
         _workspace(case, tmp_path / "workspace"), agent.command, entry.budget, time_limit_s,
         built.tag, build=PROJECT.cases[case].contract.build, out=tmp_path / "out",
         egress=entry.sandbox.egress, env=agent.env, secrets=agent.secrets,
-        deps=deps.require(), trace_file=agent.trace_file, client=client,
+        deps=deps.require(deps_root()), trace_file=agent.trace_file, client=client,
         mounts=[entry_mount(PROJECT.entries_dir, entry, tmp_path / "entry")], gateway=plan,
     )  # fmt: skip
     if run.container_id:

@@ -41,6 +41,7 @@ from recon.model import Judgement
 from recon.model.grading import DIMENSIONS
 from recon.model.matrix import points
 from recon.project.loader import LoadedCase, Project
+from recon.project.settings import Settings
 from recon.store import Store
 
 PROTOCOL = "demo-native"
@@ -60,7 +61,7 @@ class Sources:
 def sources(project: Path, case_id: str) -> Sources:
     store = Store(project / "store")
     cells = {(c.kind, c.name): c for c in load_manifest(project, "demo").cells}
-    case = Project.open(project).cases[case_id]
+    case = Project.open(project, Settings.from_env()).cases[case_id]
     pts = points(case.contract)
 
     def out(kind: str, name: str, slot: str) -> str:

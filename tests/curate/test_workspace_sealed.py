@@ -36,6 +36,7 @@ import pytest
 from recon.curate.bundle import compose_workspace, freeze_evidence
 from recon.model import Provenance, load_yaml
 from recon.project.loader import LoadedCase, Project
+from recon.project.settings import Settings
 from recon.store import Store, tree_files
 from recon.store.objects import hash_file
 from tests.conftest import REPO
@@ -44,7 +45,7 @@ from tests.site.leaks import WINDOW, _hashes
 
 RUN = 256
 TEXT = (*SITE_TEXT, ".htm", ".mjs", ".yaml", ".yml", ".svg")
-PROJECT = Project.open(REPO)
+PROJECT = Project.open(REPO, Settings.from_env())
 CASES = sorted(PROJECT.cases)
 
 

@@ -14,6 +14,7 @@ from recon.model.viewport import VIEWPORTS
 from recon.pipeline.graph import Graph
 from recon.pipeline.runtime import Runtime
 from recon.project.loader import Project
+from recon.project.settings import Settings
 from tests.conftest import copy_project
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -95,7 +96,7 @@ def test_a_mobile_only_state_is_captured_and_graded_at_mobile_only(tmp_path: Pat
     scoped = text.replace("    route: /\n", "    route: /\n    viewports: [mobile]\n", 1)
     assert scoped != text
     contract.write_text(scoped)
-    opened = Project.open(project)
+    opened = Project.open(project, Settings.from_env())
     rt = Runtime(opened)
     graph = Graph(opened, rt.stat, rt.codes)
     graph.release(opened.releases["demo"])

@@ -16,6 +16,7 @@ from recon.pipeline.kinds import attempt as attempt_kind
 from recon.pipeline.runtime import Cell, walk
 from recon.pipeline.tasks import Pipeline
 from recon.project.loader import Project
+from recon.project.settings import Settings
 from recon.sandbox import AttemptRun
 from recon.store import DiskFull
 from tests.conftest import copy_project
@@ -34,7 +35,7 @@ def test_a_backend_exception_is_a_retried_harness_failure(
 ) -> None:
     project = copy_project(tmp_path / "p")
     monkeypatch.setenv("RECON_STORE", str(project / "store"))
-    pipeline = Pipeline(Project.open(project))
+    pipeline = Pipeline(Project.open(project, Settings.from_env()))
     # a native attempt (the demo's): the backend patched below is the native one
     cell = next(c for c in walk([pipeline.roots["demo"]]) if c.kind == "attempt")
 
@@ -56,7 +57,7 @@ def test_a_backend_exception_is_a_retried_harness_failure(
 def _one_attempt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Pipeline, Cell]:
     project = copy_project(tmp_path / "p")
     monkeypatch.setenv("RECON_STORE", str(project / "store"))
-    pipeline = Pipeline(Project.open(project))
+    pipeline = Pipeline(Project.open(project, Settings.from_env()))
     return pipeline, next(c for c in walk([pipeline.roots["demo"]]) if c.kind == "attempt")
 
 

@@ -14,6 +14,7 @@ from recon.model.entry import Agent
 from recon.pipeline.graph import Graph
 from recon.pipeline.runtime import Runtime
 from recon.project.loader import Project
+from recon.project.settings import Settings
 from tests.conftest import copy_project, doit_env
 
 REPO = Path(__file__).resolve().parents[2]
@@ -29,7 +30,7 @@ def _answer_files(kind: str) -> list[str]:
 
 
 def test_scripted_entries_declare_every_answer_file_of_their_kind() -> None:
-    entries = Project.open(REPO).entries
+    entries = Project.open(REPO, Settings.from_env()).entries
     for kind in ("faithful", "flawed"):
         files = entries[f"scripted-{kind}"].agent.files
         assert files == sorted(["scripted/answer.py", *_answer_files(kind)])
@@ -51,7 +52,7 @@ def test_changing_one_answer_file_changes_that_entry_digest_only(tmp_path: Path)
     project = copy_project(tmp_path / "p")
 
     def digests() -> dict[str, str]:
-        opened = Project.open(project)
+        opened = Project.open(project, Settings.from_env())
         rt = Runtime(opened)
         graph = Graph(opened, rt.stat, rt.codes)
         return {e: graph.entry_digest(e) for e in ("scripted-faithful", "scripted-flawed")}

@@ -11,13 +11,14 @@ from recon.pipeline.runtime import Runtime
 from recon.pipeline.tasks import Pipeline
 from recon.pipeline.worker import CellJob, Refused, execute
 from recon.project.loader import Project
+from recon.project.settings import Settings
 from tests.conftest import copy_project
 
 
 @pytest.fixture(scope="module")
 def pipeline(tmp_path_factory: pytest.TempPathFactory) -> Pipeline:
     project = copy_project(tmp_path_factory.mktemp("exec") / "p")
-    return Pipeline(Project.open(project))
+    return Pipeline(Project.open(project, Settings.from_env()))
 
 
 def _cell(pipeline: Pipeline, kind: str) -> object:
@@ -41,8 +42,8 @@ def test_each_long_kind_asks_for_its_resources(pipeline: Pipeline) -> None:
 def _job(rt: Runtime, key: str, code: str | None = None, root: str | None = None) -> CellJob:
     return CellJob(
         root=root or str(rt.project.root), store_root=str(rt.project.store_root),
-        sealed_root=None, verify_reads=True, kind="grade", name="x", params={}, context={},
-        key=key, code=code or rt.code("grade"),
+        sealed_root=None, verify_reads=True, settings=rt.project.settings, kind="grade",
+        name="x", params={}, context={}, key=key, code=code or rt.code("grade"),
     )  # fmt: skip
 
 

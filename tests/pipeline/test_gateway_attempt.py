@@ -29,6 +29,7 @@ from recon.pipeline.executor import ExecutorChoice
 from recon.pipeline.runtime import Cell, walk
 from recon.pipeline.tasks import Pipeline
 from recon.project.loader import Project
+from recon.project.settings import Settings
 from recon.store import checkout_tree
 from tests.conftest import copy_project, doit, doit_env
 from tests.gateway.conftest import (  # noqa: F401 (test_ca and server_tls: fixtures)
@@ -85,7 +86,7 @@ def test_the_price_digest_keys_gateway_attempts_only(
 ) -> None:
     project = _project(tmp_path)
     monkeypatch.setenv("RECON_STORE", str(project / "store"))
-    pipeline = Pipeline(Project.open(project))
+    pipeline = Pipeline(Project.open(project, Settings.from_env()))
     (gateway,) = _attempts(pipeline, "gw")
     assert gateway.params["prices"] == prices_digest()
     before = {c.id: c.params for c in _attempts(pipeline, "2025q1")}
@@ -98,7 +99,7 @@ def test_the_price_digest_keys_gateway_attempts_only(
     pipeline.rt.close()
 
     monkeypatch.setattr("recon.pipeline.graph.prices_digest", lambda: "f" * 64)
-    again = Pipeline(Project.open(project))
+    again = Pipeline(Project.open(project, Settings.from_env()))
     (moved,) = _attempts(again, "gw")
     assert moved.params["prices"] == "f" * 64  # a new price table re-keys gateway attempts
     after = {c.id: c.params for c in _attempts(again, "2025q1")}
@@ -126,7 +127,7 @@ def _build_all(
     monkeypatch.setenv("RECON_STORE", str(project / "store"))
     # The offline dependency store `make test` fetched (as doit_env gives every doit run).
     monkeypatch.setenv("RECON_DEPS", doit_env(project)["RECON_DEPS"])
-    pipeline = Pipeline(Project.open(project), executor=executor)
+    pipeline = Pipeline(Project.open(project, Settings.from_env()), executor=executor)
     attempts = _attempts(pipeline, "gw")
     for attempt in attempts:
         for cell in walk([attempt]):
@@ -307,7 +308,7 @@ def test_a_canary_key_is_in_no_byte_of_the_release(
     (attempt,) = result["attempts"]
     assert attempt["outcome"] == "valid" and attempt["total"] is not None, attempt
     monkeypatch.setenv("RECON_STORE", str(project / "store"))
-    pipeline = Pipeline(Project.open(project))
+    pipeline = Pipeline(Project.open(project, Settings.from_env()))
     (cell,) = _attempts(pipeline, "gw")
     assert cell.params["upstream"] == f"https://127.0.0.1:{vendor.port}"  # another upstream
     pointer = pipeline.rt.require_pointer(cell)

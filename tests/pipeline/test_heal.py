@@ -15,6 +15,7 @@ import pytest
 from recon.errors import StoreError
 from recon.pipeline.tasks import Pipeline
 from recon.project.loader import Project
+from recon.project.settings import Settings
 from recon.site.images import image_name
 from recon.store import Store, put_files, tree_files
 from tests.conftest import Build, clone_built, copy_project, doit, recon
@@ -189,7 +190,7 @@ def test_a_failed_export_leaves_the_previous_release_intact(
     before = {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
     monkeypatch.chdir(demo)
     monkeypatch.delenv("RECON_STORE", raising=False)
-    pipeline = Pipeline(Project.open(demo))
+    pipeline = Pipeline(Project.open(demo, Settings.from_env()))
 
     def broken(*_: object) -> None:
         raise StoreError("disk full while writing the site")

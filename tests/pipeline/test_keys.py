@@ -74,6 +74,7 @@ TABLE: list[tuple[str, frozenset[str]]] = [
     ("pipeline/__init__.py", CODE_KINDS),
     ("pipeline/kinds/__init__.py", CODE_KINDS),
     ("pipeline/kinds/_base.py", CODE_KINDS),
+    ("pipeline/kinds/_browsers.py", RENDER),  # the run's browser pool, of its settings
     # one kind module each; the render module writes captures for oracle and capture
     ("pipeline/kinds/evidence.py", frozenset({"evidence"})),
     ("pipeline/kinds/workspace.py", frozenset({"workspace"})),

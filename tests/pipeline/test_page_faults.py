@@ -20,6 +20,7 @@ from recon.pipeline.kinds.render import capture, oracle
 from recon.pipeline.runtime import Cell, walk
 from recon.pipeline.tasks import Pipeline
 from recon.project.loader import Project
+from recon.project.settings import Settings
 from recon.render.pool import BrowserPool, page_failure
 from recon.render.session import CRASHED, blank_png
 from recon.store import put_files, tree_files
@@ -32,7 +33,7 @@ REASON = page_failure(CRASHED)
 def pipeline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Pipeline:
     project = copy_project(tmp_path / "p")
     monkeypatch.setenv("RECON_STORE", str(project / "store"))
-    pipeline = Pipeline(Project.open(project))
+    pipeline = Pipeline(Project.open(project, Settings.from_env()))
 
     def broken(_job: object) -> Any:
         raise PageError(REASON)

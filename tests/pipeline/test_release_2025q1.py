@@ -23,6 +23,7 @@ from recon.pipeline import Pipeline
 from recon.pipeline.kinds.attempt import _run
 from recon.pipeline.runtime import walk
 from recon.project.loader import Project
+from recon.project.settings import Settings
 from recon.release.aggregate import Conditions, Graded, aggregate
 from recon.store import digest_json
 
@@ -39,7 +40,7 @@ NEEDS_KEYS |= {"gemini-cli": "GEMINI_API_KEY", "aider": "OPENAI_API_KEY"}
 def pipeline(tmp_path_factory: pytest.TempPathFactory) -> Pipeline:
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("RECON_STORE", str(tmp_path_factory.mktemp("store")))
-        return Pipeline(Project.open(REPO))
+        return Pipeline(Project.open(REPO, Settings.from_env()))
 
 
 def test_it_is_formal_on_docker_and_covers_the_whole_suite(pipeline: Pipeline) -> None:

@@ -87,7 +87,8 @@ def test_a_damaged_cache_file_is_ignored_not_trusted(tmp_path: Path, damage: str
 WHICH = (
     "import sys; from pathlib import Path; sys.argv = ['doit', 'release:demo']; "
     "from recon.pipeline.noop import open_pipeline; "
-    "print(type(open_pipeline(Path.cwd())).__name__)"
+    "from recon.project.settings import Settings; "
+    "print(type(open_pipeline(Path.cwd(), Settings.from_env())).__name__)"
 )
 
 

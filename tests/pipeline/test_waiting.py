@@ -14,6 +14,7 @@ from recon.pipeline.progress import Tracker, snapshot_path
 from recon.pipeline.runtime import Cell
 from recon.pipeline.view import CellFailed, line, rich_table, summary
 from recon.pipeline.waiting import Limits, Watch, demand, fits, live_offers, shown
+from recon.project.settings import Settings
 from tests.conftest import copy_project, doit
 
 CELL = "capture:p.e.c.0"
@@ -91,8 +92,10 @@ def test_limits_come_from_doit_variables_else_the_environment(
     assert ExecutorChoice.from_vars("ray", None).limits == Limits(60.0, 1800.0)
     monkeypatch.setenv("RECON_RAY_WAIT_S", "5")
     monkeypatch.setenv("RECON_RAY_GIVE_UP_S", "30")
-    assert ExecutorChoice.from_vars("ray", None).limits == Limits(5.0, 30.0)
-    assert ExecutorChoice.from_vars("ray", None, "1", "2").limits == Limits(1.0, 2.0)
+    settings = Settings.from_env()
+    assert ExecutorChoice.from_vars("ray", None, settings=settings).limits == Limits(5.0, 30.0)
+    found = ExecutorChoice.from_vars("ray", None, "1", "2", settings=settings)
+    assert found.limits == Limits(1.0, 2.0)
 
 
 def test_a_waiting_cell_is_in_the_snapshot_with_no_eta(tmp_path: Path) -> None:

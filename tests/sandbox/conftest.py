@@ -12,6 +12,7 @@ import pytest
 
 from recon.errors import HarnessError
 from recon.model import Budget, BuildStep
+from recon.project.settings import Settings
 from recon.sandbox import (
     DockerRun,
     ImageBuild,
@@ -22,6 +23,7 @@ from recon.sandbox import (
     run_docker,
 )
 from recon.sandbox.rootfs import host_arch
+from tests.conftest import deps_root
 
 CREATED: list[str] = []  # attempt containers of this session (other sessions may share the engine)
 BUDGET = Budget(cpus=1, memory_mb=256, pids=64, wall_s=60, disk_mb=64, output_mb=1)
@@ -32,7 +34,7 @@ MB = 1024 * 1024
 @pytest.fixture(scope="session")
 def engine() -> docker.DockerClient:
     try:
-        ensure_engine()
+        ensure_engine(state_dir=Settings.from_env().engine_state)
     except HarnessError as err:
         pytest.skip(f"no docker engine can start here: {err}")
     return engine_client()
@@ -41,7 +43,9 @@ def engine() -> docker.DockerClient:
 @pytest.fixture(scope="session")
 def image(engine: docker.DockerClient, tmp_path_factory: pytest.TempPathFactory) -> ImageBuild:
     """Built once per session (minutes, cold); a cache hit when the tag already exists."""
-    return build_image(ImageRecipe(arch=host_arch()), tmp_path_factory.mktemp("image"), engine)
+    settings = Settings.from_env()
+    return build_image(ImageRecipe(arch=host_arch()), tmp_path_factory.mktemp("image"), engine,
+                       deps_root=deps_root(), cache_dir=settings.apt_cache)  # fmt: skip
 
 
 def attempt(

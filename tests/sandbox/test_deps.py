@@ -17,6 +17,7 @@ import pytest
 
 from recon.errors import HarnessError
 from recon.sandbox import deps
+from tests.conftest import deps_root
 
 REGISTRY = Path(deps.__file__).with_name("deps_registry.py")
 
@@ -24,7 +25,7 @@ REGISTRY = Path(deps.__file__).with_name("deps_registry.py")
 @pytest.fixture(scope="module")
 def store() -> Path:
     try:
-        return deps.require()
+        return deps.require(deps_root())
     except HarnessError as err:
         pytest.fail(f"{err} (make test runs `make deps` first)")
 
@@ -83,7 +84,7 @@ def test_fetched_store_matches_the_lock(store: Path) -> None:
 
 
 def test_second_fetch_is_a_no_op(store: Path) -> None:
-    again = deps.fetch(store.parent.parent)
+    again = deps.fetch(store.parent)
     assert again.fetched is False and again.path == store
     assert again.wheels == len(deps.load_lock()["python"]["wheels"])
 
@@ -100,10 +101,10 @@ def test_fetch_builds_in_a_temporary_folder_and_renames(tmp_path: Path, own_stor
     empty = {"platform": {"os": "linux", "cpu": "x64", "libc": "glibc"}, "packages": []}
     python = {"python": "3.11", "platforms": [], "wheels": []}
     lock.write_text(json.dumps({"schema_version": 1, "npm": empty, "python": python}))
-    first = deps.fetch(tmp_path / "store", lock)
+    first = deps.fetch(tmp_path / "store" / "deps", lock)
     assert first.fetched and (first.path / "lock.json").is_file()
     assert [p.name for p in first.path.parent.iterdir()] == [first.path.name]  # no temp left
-    second = deps.fetch(tmp_path / "store", lock)
+    second = deps.fetch(tmp_path / "store" / "deps", lock)
     assert not second.fetched and second.path == first.path
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from recon.model import Budget, BuildStep
 from recon.sandbox import DockerRun, ImageBuild, deps, run_docker
+from tests.conftest import deps_root
 
 BUDGET = Budget(cpus=1, memory_mb=1024, pids=256, wall_s=180, disk_mb=256, output_mb=2)
 
@@ -36,7 +37,7 @@ def _run(
         (workspace / name).write_text(text)
     return run_docker(
         workspace, ["bash", "-c", script], BUDGET, 180, built.tag,
-        build=build, out=tmp_path / "out", client=client, deps=deps.require(),
+        build=build, out=tmp_path / "out", client=client, deps=deps.require(deps_root()),
     )  # fmt: skip
 
 

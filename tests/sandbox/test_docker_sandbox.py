@@ -24,6 +24,7 @@ import pytest
 
 from recon.errors import HarnessError
 from recon.model import BuildStep
+from recon.project.settings import Settings
 from recon.sandbox import (
     DockerRun,
     ImageBuild,
@@ -36,6 +37,7 @@ from recon.sandbox import (
 )
 from recon.sandbox import docker as docker_mod
 from recon.sandbox.rootfs import host_arch
+from tests.conftest import deps_root
 from tests.sandbox.conftest import BUDGET, MB, NO_BUILD, attempt
 from tests.sandbox.local_http import serve
 
@@ -63,7 +65,8 @@ def test_engine_down_makes_a_harness_failure_not_a_model_failure(
 def test_image_is_a_cache_hit_the_second_time(
     engine: docker.DockerClient, image: ImageBuild, tmp_path: Path
 ) -> None:
-    again = build_image(ImageRecipe(arch=host_arch()), tmp_path, engine)
+    where = {"deps_root": deps_root(), "cache_dir": Settings.from_env().apt_cache}
+    again = build_image(ImageRecipe(arch=host_arch()), tmp_path, engine, **where)
     assert again.cached and again.took_s < 5
     assert again.image_id == image.image_id and again.image_id.startswith("sha256:")
     assert again.tag == f"recon-sandbox:{again.recipe_digest[:12]}"

@@ -36,9 +36,10 @@ import docker
 import pytest
 
 from recon.errors import HarnessError
+from recon.project.settings import Settings
 from recon.sandbox import engine_client, ensure_engine, ensure_image
 from recon.sandbox.engine import engine_url
-from tests.conftest import Build, copy_project, doit, doit_env
+from tests.conftest import Build, copy_project, deps_root, doit, doit_env
 
 pytestmark = [pytest.mark.docker, pytest.mark.browser, pytest.mark.slow]
 
@@ -140,8 +141,11 @@ def _pump(a: socket.socket, b: socket.socket) -> None:
 @pytest.fixture(scope="module")
 def engine() -> docker.DockerClient:
     try:
-        ensure_engine()
-        ensure_image()  # cached on its recipe tag; built once on a fresh machine
+        settings = Settings.from_env()
+        ensure_engine(state_dir=settings.engine_state)
+        ensure_image(
+            deps_root=deps_root(), cache_dir=settings.apt_cache
+        )  # cached on its recipe tag; built once, cold
     except HarnessError as err:
         pytest.skip(f"no docker engine or sandbox image here: {err}")
     return engine_client()

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from recon.errors import ConfigError
+from recon.project.settings import Settings
 from recon.sandbox.entry_files import copy_agent_files
 
 REPO = Path(__file__).resolve().parents[2]
@@ -90,7 +91,7 @@ def test_every_shipped_entry_copies_cleanly(tmp_path: Path) -> None:
     """The repository's own entries: faithful gets its answers, nobody else does."""
     from recon.project.loader import Project
 
-    project = Project.open(REPO)
+    project = Project.open(REPO, Settings.from_env())
     for entry in project.entries.values():
         dest = copy_agent_files(
             project.entries_dir, entry.id, entry.agent.files, tmp_path / entry.id

@@ -21,7 +21,7 @@ import pytest
 
 from recon.sandbox import ImageBuild, deps
 from recon.store import Store, tree_files
-from tests.conftest import copy_project, doit
+from tests.conftest import copy_project, deps_root, doit
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -141,7 +141,7 @@ def test_a_hunting_candidate_finds_no_answer_nothing_sealed_and_no_store_path(
     (project / "releases" / f"{RELEASE}.yaml").write_text(DEFINITION)
     (project / "entries" / "scripted-hunter.yaml").write_text(ENTRY)
     (project / "entries" / "scripted" / "hunter.py").write_text(HUNTER)
-    monkeypatch.setenv("RECON_DEPS", str(deps.require().parent))
+    monkeypatch.setenv("RECON_DEPS", str(deps.require(deps_root()).parent))
 
     doit(project, ATTEMPT)
     report, store, build = _hunt(project)
@@ -184,7 +184,7 @@ def test_a_hunting_candidate_finds_no_answer_nothing_sealed_and_no_store_path(
     tmp = tempfile.gettempdir()
     assert roots["/entry"].startswith(f"{tmp}/recon-attempt-"), roots["/entry"]
     assert roots["/recon"].startswith(f"{tmp}/recon-sbx-"), roots["/recon"]
-    assert roots["/deps"] == str(deps.require()), roots["/deps"]
+    assert roots["/deps"] == str(deps.require(deps_root())), roots["/deps"]
     # What it copied into its build is no answer either.
     loot = tree_files(store, build)
     answers = set(_sha256_of(entries / "scripted" / "answers"))

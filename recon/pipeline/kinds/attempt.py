@@ -292,11 +292,12 @@ def _docker(
     engine trouble comes back from ``run_docker`` as a harness failure, retried next build.
     The offline dependency store must have been fetched (``recon deps fetch``)."""
     try:
-        deps = require_deps(rt.project.store_root)
+        deps = require_deps(rt.project.deps_root)
     except HarnessError as err:
         return not_started(f"harness: {err}")
     try:
-        tag = ensure_image().tag
+        where = rt.project
+        tag = ensure_image(deps_root=where.deps_root, cache_dir=where.settings.apt_cache).tag
     except HarnessError:
         tag = default_recipe().tag  # run_docker reports the engine or image as missing
     adapter = CommandAdapter(entry.agent)

@@ -24,6 +24,7 @@ def image(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
     wanted = default_recipe()
     if wanted.to_json() != recipe:
         raise HarnessError(f"image cell {cell.name}: its recipe is not this harness's recipe")
-    built = ensure_image(wanted)
+    where = rt.project
+    built = ensure_image(wanted, deps_root=where.deps_root, cache_dir=where.settings.apt_cache)
     out = {"recipe": recipe, "digest": wanted.digest, "tag": wanted.tag}
     return Produced({"image": blob(rt.store, out)}, timings={"build_s": built.took_s})

@@ -26,7 +26,8 @@ from recon.model.captures import CheckRow, ProbeResults
 from recon.model.grading import Assertion
 from recon.model.viewport import VIEWPORTS
 from recon.pipeline.kinds._base import Produced, blob, skipped, tree
-from recon.render import BrowserPool, WorkflowRun, run_checks, run_workflow
+from recon.pipeline.kinds._browsers import browser_pool
+from recon.render import WorkflowRun, run_checks, run_workflow
 from recon.store import put_files, put_tree, tree_reader
 
 if TYPE_CHECKING:
@@ -60,7 +61,7 @@ def probe(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
         job = partial(run_checks, read=read, route=plan["route"], viewport=vp,
                       assertions=checks)  # fmt: skip
         try:
-            rows = [CheckRow.model_validate(r.row()) for r in rt.shared(BrowserPool).run(job)]
+            rows = [CheckRow.model_validate(r.row()) for r in browser_pool(rt).run(job)]
         except PageError as exc:
             rows = failed_rows(checks, page_fault(owner, f"checks at {vp.name}", exc))
         assertions[vp.name] = [r for r in rows if r.id not in protected]
@@ -71,7 +72,7 @@ def probe(rt: Runtime, cell: Cell, inputs: dict[str, str]) -> Produced:
     for wf in grading.workflows:
         vp = VIEWPORTS[wf.viewport]
         try:
-            pool = rt.shared(BrowserPool)
+            pool = browser_pool(rt)
             run = pool.run(partial(run_workflow, read=read, workflow=wf, viewport=vp))
         except PageError as exc:
             run = WorkflowRun(failure=page_fault(owner, f"workflow {wf.id}", exc))

@@ -24,7 +24,8 @@ from recon.errors import HarnessError, PageError
 from recon.model.captures import NetworkRow, PointCapture, PointFiles, Stability
 from recon.model.matrix import Point
 from recon.pipeline.kinds._base import Produced, skipped, tree
-from recon.render import BrowserPool, Capture
+from recon.pipeline.kinds._browsers import browser_pool
+from recon.render import Capture
 from recon.render import Stability as Proof
 from recon.render.capture import capture as render_capture
 from recon.render.serve import build_path
@@ -90,7 +91,7 @@ def capture_set(
             job = partial(
                 render_capture, read=read, route=pt.route, viewport=pt.viewport, steps=pt.steps
             )
-            cap = rt.shared(BrowserPool).run(job)
+            cap = browser_pool(rt).run(job)
         except PageError as exc:
             if owner is not None:
                 raise HarnessError(f"{owner}: its page at {pt.id}: {exc}") from exc

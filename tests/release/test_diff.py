@@ -25,12 +25,16 @@ from recon.model import (
     Reliability,
     ReliabilityReport,
 )
+from recon.project.settings import Settings
 from recon.release.diff import diff, load_side
 from recon.release.diff_report import render_table, to_json
 from recon.release.tries import TryLine, tries_of
 from recon.store import Store
 
 # --- factories -----------------------------------------------------------------------
+
+SETTINGS = Settings.from_env({})
+"""No RECON_* variable: a diff side is found by its path or release id alone."""
 
 
 def d(label: str) -> str:
@@ -227,14 +231,14 @@ def test_duplicate_cells_in_a_manifest_are_refused() -> None:
 def test_load_side_by_path_folder_and_release_id(tmp_path: Path) -> None:
     m, r = manifest(), result(BEFORE)
     path = write_side(tmp_path / "releases" / "2025q1", m, r)
-    assert load_side(str(path), tmp_path) == (m, r)
-    assert load_side(str(path.parent), tmp_path) == (m, r)
-    assert load_side("2025q1", tmp_path) == (m, r)
+    assert load_side(str(path), tmp_path, SETTINGS) == (m, r)
+    assert load_side(str(path.parent), tmp_path, SETTINGS) == (m, r)
+    assert load_side("2025q1", tmp_path, SETTINGS) == (m, r)
 
 
 def test_load_side_missing_files_name_the_file_and_the_fix(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as err:
-        load_side("2025q9", tmp_path)
+        load_side("2025q9", tmp_path, SETTINGS)
     message = str(err.value)
     assert str(tmp_path / "releases" / "2025q9" / "manifest.json") in message
     assert "doit release" in message
@@ -242,9 +246,9 @@ def test_load_side_missing_files_name_the_file_and_the_fix(tmp_path: Path) -> No
     folder.mkdir()
     (folder / "manifest.json").write_text(manifest().model_dump_json())
     with pytest.raises(ConfigError, match=r"only-manifest/release\.json: file not found"):
-        load_side(str(folder / "manifest.json"), tmp_path)
+        load_side(str(folder / "manifest.json"), tmp_path, SETTINGS)
     with pytest.raises(ConfigError, match=r"neither a manifest\.json path nor a release id"):
-        load_side("Not An Id!", tmp_path)
+        load_side("Not An Id!", tmp_path, SETTINGS)
 
 
 def test_load_side_malformed_files_name_the_file_and_field(tmp_path: Path) -> None:
@@ -252,15 +256,15 @@ def test_load_side_malformed_files_name_the_file_and_field(tmp_path: Path) -> No
     where = re.escape(str(path))
     path.write_text("{ not json")
     with pytest.raises(ConfigError, match=rf"{where}: malformed JSON: line 1.*rebuild it"):
-        load_side(str(path), tmp_path)
+        load_side(str(path), tmp_path, SETTINGS)
     data = json.loads(manifest().model_dump_json())
     del data["inputs"]["toolchain"]
     path.write_text(json.dumps(data))
     with pytest.raises(ConfigError, match=rf"{where}: inputs\.toolchain: field required"):
-        load_side(str(path), tmp_path)
+        load_side(str(path), tmp_path, SETTINGS)
     write_side(tmp_path / "r", manifest(), result(BEFORE, release="2025q2"))
     with pytest.raises(ConfigError, match="release '2025q2' does not match"):
-        load_side(str(path), tmp_path)
+        load_side(str(path), tmp_path, SETTINGS)
 
 
 # --- attempts: values move, weights never show -----------------------------------------
@@ -333,7 +337,7 @@ def test_a_v1_release_json_loads_without_its_arithmetic(tmp_path: Path) -> None:
     for key in ("uncertainty", "withdrawals"):
         v1.pop(key)
     (path.parent / "release.json").write_text(json.dumps(v1))
-    _, loaded = load_side(str(path), tmp_path)
+    _, loaded = load_side(str(path), tmp_path, SETTINGS)
     assert loaded.schema_version == 4 and loaded.attempts[0].checks == []
     assert loaded.attempts[0].dimensions["functional"].value == 0.5
     assert "product" not in loaded.model_dump_json()
@@ -342,7 +346,7 @@ def test_a_v1_release_json_loads_without_its_arithmetic(tmp_path: Path) -> None:
     assert overall.harness_failure_rate == 0.25
     (path.parent / "release.json").write_text(json.dumps(v1 | {"schema_version": 5}))
     with pytest.raises(ConfigError, match="unsupported schema_version 5"):
-        load_side(str(path), tmp_path)
+        load_side(str(path), tmp_path, SETTINGS)
 
 
 # --- digests long enough to differ; a retried slot's tries (issue 29) -------------------

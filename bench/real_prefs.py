@@ -81,6 +81,9 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--candidates", action="store_true", help="measure candidate terms")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--prefs-out", type=Path, help="write the study as preference rows")
+    p.add_argument(
+        "--misses", type=Path, help="write each shipped path's misses as REF | A | B pictures"
+    )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument(
         "--viewport",
@@ -131,7 +134,7 @@ def scorer_digest() -> str:
         _palette,
     ]
     source = "".join(inspect.getsource(f) for f in terms)
-    constants = [THUMB_WIDTH, THUMB_HEIGHT, INK_RANGE, FLOOR]
+    constants = [THUMB_WIDTH, THUMB_HEIGHT, INK_RANGE]
     return digest_json(
         {
             "grade": code_digest("grade"),
@@ -173,9 +176,6 @@ THUMB_HEIGHT = 600
 """The top 2,400 px of a 400 px column, at the thumbnail's scale."""
 INK_RANGE = 8
 """A 16 px tile whose luma range is at most this is flat (no ink)."""
-FLOOR = 0.5
-"""The blank floor: a page with less than this share of the reference's ink is scaled
-down in proportion."""
 
 
 def thumb(img: np.ndarray) -> np.ndarray:
@@ -246,48 +246,26 @@ def _palette(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def candidate_scores(cand: Render, ref: Render) -> Scores:
-    """The shipped scores (:func:`page_scores`) and the candidate terms beside them."""
+    """The shipped scores (:func:`page_scores`) and the bench's candidate terms beside them."""
     scores = page_scores(cand, ref)
     scores |= {f"cand.{k}": v for k, v in layout_colour(cand.image, ref.image).items()}
-    ratio = ink(cand.image) / max(ink(ref.image), 1e-9)
-    floor = min(1.0, ratio / FLOOR)
-    scores["cand.ink_ratio"] = ratio
-    scores["cand.image_floor"] = scores["image"] * floor
-    w = global_visual.WEIGHTS
-    ssim_u = scores["content.ssim_unweighted"]
-    for path in ("content", "image"):
-        t = {k: scores.get(f"{path}.{k}", 0.0) for k in ("colour", "position")}
-        used = {"ssim": w["ssim"]} | {k: w[k] for k in t if scores.get(f"{path}.w_{k}", 0.0) > 0}
-        appearance = (
-            w["ssim"] * scores[f"{path}.ssim_unweighted"]
-            + sum(w[k] * t[k] for k in used if k != "ssim")
-        ) / sum(used.values())
-        rest = scores[f"{path}.raw"] / max(scores[f"{path}.appearance"], 1e-12)
-        scores[f"cand.{path}_unweighted"] = min(1.0, appearance * rest)
-    scores["cand.ssim_unweighted_gap"] = ssim_u - scores["content.ssim"]
-    scores["cand.content_appearance"] = scores["content.appearance"] * scores["content.blank_guard"]
+    scores["cand.ink_ratio"] = ink(cand.image) / max(ink(ref.image), 1e-9)
     return scores
 
 
+PATHS = {
+    path: [f"{path}.{term}" for term in weights] for path, weights in global_visual.WEIGHTS.items()
+}
+"""The shipped metric's fit: each path's appearance terms, weighed as people weigh them."""
 FEATURES = {
-    "content terms": ["content.content", "content.ssim", "content.colour", "content.position"],
-    "content terms + unweighted ssim": [
-        "content.content", "content.ssim_unweighted", "content.colour", "content.position",
+    "content path (shipped terms)": PATHS["content"],
+    "image path (shipped terms)": PATHS["image"],
+    "content path, global-visual/3's terms": [
+        "content.content", "content.ssim", "content.colour", "content.position",
     ],
-    "content + layout/colour": [
-        "content.content", "content.ssim_unweighted", "content.colour", "content.position",
-        "cand.layout", "cand.thumb_colour", "cand.palette", "cand.background",
-    ],
-    "appearance + layout/palette": [
-        "content.ssim", "content.colour", "content.position", "cand.layout", "cand.palette",
-    ],
-    "image terms": ["image.ssim", "image.colour"],
-    "image + layout/palette/floor": [
-        "image.ssim", "image.colour", "cand.layout", "cand.palette", "cand.image_floor",
-    ],
-    "image + layout/colour": [
-        "image.ssim_unweighted", "image.colour", "cand.layout", "cand.thumb_colour",
-        "cand.palette", "cand.background", "cand.image_floor",
+    "image path, global-visual/3's terms": ["image.ssim", "image.colour"],
+    "image path + thumbnail colour, background": [
+        *PATHS["image"], "cand.thumb_colour", "cand.background",
     ],
 }  # fmt: skip
 """Bradley–Terry combinations measured held out: name -> the terms it weighs."""
@@ -323,45 +301,49 @@ def fitted(
     return out
 
 
-GAMMAS = (0.0, 0.1, 0.25, 0.5, 1.0)
-"""The content path as ``content ** γ · appearance · blank_guard``: γ 1 is the shipped
-metric, γ 0 drops the content multiplier (issue 28: people weigh layout and colour)."""
+def composed(s: Scores, path: str, weights: Mapping[str, float]) -> float:
+    """The shipped composition of one path's terms with ``weights``: the weighted mean of
+    the applicable terms times the guard (as ``global_visual._compose``)."""
+    applicable = {
+        k: s.get(f"{path}.{k}_applicable", 1.0) == 1.0 for k in ("colour", "layout", "extent")
+    } | {"position": s.get(f"{path}.position_applicable", 0.0) == 1.0}
+    used = {k: w for k, w in weights.items() if applicable.get(k, True)}
+    total = sum(used.values())
+    if total <= 0:
+        return 0.0
+    return sum(w * s[f"{path}.{k}"] for k, w in used.items()) / total * s[f"{path}.guard"]
 
 
-def gamma_scores(s: Scores, gamma: float) -> float:
-    """The content path at γ; a page without content blocks has content 1 (the metric's
-    image path)."""
-    content = s.get("content.content", 1.0)
-    return float(content**gamma * s["content.appearance"] * s["content.blank_guard"])
-
-
-def gamma_held_out(
+def shipped_held_out(
     pairs: Sequence[Pair], scores: Mapping[str, Scores], seed: int
 ) -> dict[str, Any]:
-    """γ chosen on each training fold by agreement (ties: the larger γ, nearer the shipped
-    metric), measured on its held-out fold (folds by page)."""
+    """The shipped metric's k-fold figure per path: on each fold, the weights are fitted on
+    the other folds' pairs and the composed score (guard included) judges the held-out
+    pairs (folds by page: no page is in both)."""
     winner = np.array([p.winner for p in pairs], dtype=np.float64)
-    diff = {
-        g: np.array(
-            [gamma_scores(scores[name(p.page, p.a)], g) - gamma_scores(scores[name(p.page, p.b)], g)
-             for p in pairs]
-        )
-        for g in GAMMAS
-    }  # fmt: skip
     fold = group_folds([p.page for p in pairs], seed)
-    got, chosen = [], []
-    for f in range(int(fold.max()) + 1):
-        train, test = fold != f, fold == f
-        best = max(GAMMAS, key=lambda g: (points(diff[g][train], winner[train]).mean(), g))
-        chosen.append(best)
-        got.append(points(diff[best][test], winner[test]))
-    held = summarise(np.concatenate(got), seed)
-    return {
-        "held_out": {"share": round(held.agreement, 6), "low": round(held.low, 6),
-                     "high": round(held.high, 6), "pairs": held.judgements},
-        "chosen per fold": chosen,
-        "all pairs": {str(g): round(float(points(diff[g], winner).mean()), 6) for g in GAMMAS},
-    }  # fmt: skip
+    out: dict[str, Any] = {}
+    for path, features in PATHS.items():
+        terms = list(global_visual.WEIGHTS[path])
+        x = design(pairs, scores, features)
+        got, per_fold = [], []
+        for f in range(int(fold.max()) + 1):
+            train, test = fold != f, fold == f
+            model = fit(x[train], (winner[train] + 1) / 2, seed)
+            w = dict(zip(terms, model.weights().tolist(), strict=True))
+            per_fold.append({k: round(v, 3) for k, v in w.items()})
+            diff = np.array(
+                [composed(scores[name(p.page, p.a)], path, w)
+                 - composed(scores[name(p.page, p.b)], path, w) for p in pairs]
+            )  # fmt: skip
+            got.append(points(diff[test], winner[test]))
+        held = summarise(np.concatenate(got), seed)
+        out[path] = {
+            "held_out": {"share": round(held.agreement, 6), "low": round(held.low, 6),
+                         "high": round(held.high, 6), "pairs": held.judgements},
+            "weights per fold": per_fold,
+        }  # fmt: skip
+    return out
 
 
 def applied(
@@ -394,6 +376,58 @@ def white_page(renders: Mapping[str, Render], study: Study) -> dict[str, float]:
                 total += 1
                 below += global_visual.score(render.image, ref.image).score < w
     return {"white_median": float(np.median(white)), "below_white": below / max(1, total)}
+
+
+# --- misses as pictures ----------------------------------------------------------------
+
+MISS_COLUMN = 200
+"""Each column of a miss picture: this wide, at most 6 x its width tall (the raters saw
+400 x 2,400)."""
+
+
+def write_misses(
+    folder: Path, pairs: Sequence[Pair], renders: Mapping[str, Render], scores: Mapping[str, Scores]
+) -> dict[str, list[dict[str, Any]]]:
+    """Each path's misses (pairs where the shipped score is lower for the raters' choice)
+    as ``<path>-<n>-<page>.png``: REF | chosen | other, and the terms that decided them
+    (the weighted differences chosen − other, largest first)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in folder.glob("*-[0-9][0-9]-*.png"):  # the previous run's pictures
+        old.unlink()
+    out: dict[str, list[dict[str, Any]]] = {}
+    for path, weights in global_visual.WEIGHTS.items():
+        rows = []
+        for p in pairs:
+            won, lost = (p.a, p.b) if p.winner > 0 else (p.b, p.a)
+            sw, sl = scores[name(p.page, won)], scores[name(p.page, lost)]
+            if sw[path] > sl[path]:
+                continue
+            terms = {k: round(w * (sw[f"{path}.{k}"] - sl[f"{path}.{k}"]), 4)
+                     for k, w in weights.items() if w > 0}  # fmt: skip
+            terms["guard"] = round(sw[f"{path}.guard"] - sl[f"{path}.guard"], 4)
+            picture = folder / f"{path}-{len(rows) + 1:02d}-{p.page}.png"
+            _side_by_side([renders[name(p.page, m)].image for m in (ORIGINAL, won, lost)], picture)
+            rows.append({
+                "picture": picture.name, "page": p.page, "chosen": won, "other": lost,
+                "scores": [round(sw[path], 4), round(sl[path], 4)],
+                "terms": dict(sorted(terms.items(), key=lambda kv: kv[1])),
+            })  # fmt: skip
+        out[path] = rows
+    return out
+
+
+def _side_by_side(images: Sequence[np.ndarray], path: Path) -> None:
+    smalls = []
+    for img in images:
+        top = np.ascontiguousarray(img[: 6 * img.shape[1], :, :3])
+        rows = max(1, round(top.shape[0] * MISS_COLUMN / img.shape[1]))
+        smalls.append(np.asarray(Image.fromarray(top).resize((MISS_COLUMN, rows))))
+    height = max(small.shape[0] for small in smalls)
+    canvas = np.full((height, len(images) * (MISS_COLUMN + 8) - 8, 3), 160, dtype=np.uint8)
+    for i, small in enumerate(smalls):
+        x = i * (MISS_COLUMN + 8)
+        canvas[: small.shape[0], x : x + MISS_COLUMN] = small
+    Image.fromarray(canvas).quantize(256).save(path, optimize=True)
 
 
 # --- the run ----------------------------------------------------------------------------
@@ -445,6 +479,8 @@ def run(args: argparse.Namespace, shooter: Shooter = browser_shooter) -> dict[st
         lines = "".join(r.model_dump_json() + "\n" for r in rows)
         args.prefs_out.write_text(lines, encoding="utf-8")
         report["preference_rows"] = {"written": len(rows), "same_still": same}
+    if args.misses:
+        report["misses"] = write_misses(args.misses, pairs, renders, scores)
     if args.candidates:
         report["white_page"] = white_page(renders, study)
         report["fitted"] = _fits(args, pairs, scores, shooter)
@@ -459,8 +495,7 @@ def _fits(
 ) -> dict[str, Any]:
     if args.data is None:
         found = fitted(pairs, scores, args.seed)
-        found["content ** γ · appearance"] = gamma_held_out(pairs, scores, args.seed)
-        return {"k-fold": found}
+        return {"k-fold": found, "shipped, k-fold": shipped_held_out(pairs, scores, args.seed)}
     if not (args.train / "judgments.jsonl").is_file():
         return {"skipped": f"no training study at {args.train}; pass --train"}
     train, _renders, train_scores = load(args.train, args.cache, shooter, True, args.viewport)
@@ -489,6 +524,13 @@ def text(report: Mapping[str, Any]) -> str:
             f"white page, image path: median {w['white_median']:.3f}; "
             f"{w['below_white']:.1%} of reconstructions score below it"
         )
+    for path, rows in report.get("misses", {}).items():
+        lines.append(f"{path} path misses ({len(rows)}), REF | chosen | other:")
+        for r in rows:
+            lines.append(
+                f"  {r['picture']}: {r['chosen']} {r['scores'][0]:.3f} < {r['other']} "
+                f"{r['scores'][1]:.3f}; weighted term differences {r['terms']}"
+            )
     for how, fits in report.get("fitted", {}).items():
         if how == "skipped":
             lines.append(f"fitted combinations skipped: {fits}")
@@ -499,8 +541,8 @@ def text(report: Mapping[str, Any]) -> str:
             lines.append(f"  {label:38} {h['share']:.3f}  {h['low']:.3f}–{h['high']:.3f}")
             if "weights" in f:
                 lines.append(f"    weights {f['weights']}")
-            if "chosen per fold" in f:
-                lines.append(f"    γ per fold {f['chosen per fold']}; all pairs {f['all pairs']}")
+            if "weights per fold" in f:
+                lines.append(f"    weights per fold {f['weights per fold']}")
     return "\n".join(lines)
 
 

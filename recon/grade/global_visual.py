@@ -3,36 +3,43 @@
 A pure function of two full-page screenshots and, for captures, their DOM snapshots
 (DESIGN.md §6; the metric card is ``recon/grade/cards/global_visual.md``)::
 
-    appearance = Σ W[k] * term[k] / Σ W[k]      over the applicable k in ssim, colour, position
-    score      = clip01(content * appearance * blank_guard)
+    appearance = Σ W[path][k] * term[k] / Σ W[path][k]    over the applicable terms k
+    score      = clip01(appearance * guard)
+
+The weights were fitted on people's judgements of real reconstructions (issue 28:
+``bench/real_prefs.py``, Bradley–Terry, held out by page) and are fixed here; every term
+is in ``GlobalVisual.terms`` whatever its weight.
+
+- ``layout``, ``palette``, ``extent`` (``_gestalt``): the two pages at a glance, each as
+  the top of it, 400 px wide: where the ink sits across the page (columns, side panels,
+  a centred page against a left-aligned dump), which colours cover how much of it, and
+  how far it runs.
+- ``ssim`` (``_structure``): mean SSIM (``_ssim``) of the aligned pages' 4x4-pooled
+  luma, over tiles weighted by the information they hold.
+- ``colour`` (``_colour``): chroma-weighted CIEDE2000 between matching tiles.
 
 With both DOM snapshots (the **content path**):
 
 - ``content`` (``_content``): the weighted Jaccard index of the two pages' shown content
   blocks (``_blocks``: text and replaced elements whose pixels are not flat), paired by
-  ``_match``; what the Candidate lacks and what it adds both cost their share.
+  ``_match``; reported, and not a factor of the score (people weigh layout and colour
+  over the amount of text: issue 28).
 - ``position``: how close paired blocks sit, relative to each page's size.
-- ``blank_guard``: ``BLANK_GUARD`` when the Candidate shows less than ``BLANK_COVERAGE``
-  of the reference's content (``coverage``), else 1. Decided by content, never by ink:
-  a page with most of the reference's text and blocks is never blank, whatever its
-  background.
+- ``guard = min(1, coverage / COVERAGE_FLOOR) * min(1, ink_ratio / INK_FLOOR)``: a
+  Candidate with less than half the reference's content (``coverage``) or less than half
+  its ink in the view (``ink_ratio``) is scaled down in proportion, to 0 for a blank page.
 - The Candidate's rows are aligned to the reference's by content (``_content.row_map``)
   before the pixel terms, so the right content at another height is compared with its
   own reference rows.
 
 Without them (the **image path**: workflow checkpoint screenshots, which have no DOM),
-the pages are top-aligned and white-padded, ``content`` is 1, ``position`` is not
-applicable and there is no guard; the tile weighting of the SSIM term is what keeps a
-nearly blank page from scoring. A reference whose DOM holds no content block (a canvas
-page) is scored the same way.
-
-- ``ssim`` (``_structure``): mean SSIM (``_ssim``) of the aligned pages' 4x4-pooled
-  luma, over tiles weighted by the information they hold.
-- ``colour`` (``_colour``): chroma-weighted CIEDE2000 between matching tiles.
+the pages are top-aligned and white-padded, ``position`` is not applicable and
+``guard = min(1, ink_ratio / INK_FLOOR)``: a blank or near-blank page scores near 0. A
+reference whose DOM holds no content block (a canvas page) is scored the same way.
 
 Pages are read in row bands; extra memory is a few bands plus per-tile colour means (48
-bytes per 16 x 16 pixels) and the row map (8 bytes per row), whatever the height. Every
-intermediate number is returned in ``GlobalVisual.terms``.
+bytes per 16 x 16 pixels), the row map (8 bytes per row) and the two views, whatever the
+height. Every intermediate number is returned in ``GlobalVisual.terms``.
 """
 
 from __future__ import annotations
@@ -47,6 +54,7 @@ from recon.grade._blocks import blocks
 from recon.grade._colour import colour
 from recon.grade._content import Sizes, content_terms, identity_map, row_map
 from recon.grade._dom import Dom
+from recon.grade._gestalt import gestalt
 from recon.grade._match import match
 from recon.grade._ssim import MAX_WIDTH
 from recon.grade._structure import structure
@@ -54,6 +62,8 @@ from recon.grade._structure import structure
 __all__ = [
     "BLANK_GUARD",
     "BLANK_LUMA_STD",
+    "COVERAGE_FLOOR",
+    "INK_FLOOR",
     "LUMA_MILLI",
     "VERSION",
     "WEIGHTS",
@@ -64,12 +74,22 @@ __all__ = [
     "score",
 ]
 
-VERSION = "global-visual/3"
+VERSION = "global-visual/4"
 
-WEIGHTS = {"ssim": 0.4, "colour": 0.3, "position": 0.3}
-"""Weights of the appearance terms; a term that is not applicable drops out."""
-BLANK_COVERAGE = 0.05
+WEIGHTS = {
+    "content": {
+        "ssim": 0.0, "colour": 0.20, "position": 0.08,
+        "layout": 0.30, "palette": 0.26, "extent": 0.16,
+    },
+    "image": {"ssim": 0.01, "colour": 0.08, "layout": 0.39, "palette": 0.29, "extent": 0.23},
+}  # fmt: skip
+"""Weights of the appearance terms on each path, fitted on the study of issue 28 (the
+metric card gives the fit); a term that is not applicable drops out."""
+COVERAGE_FLOOR = 0.5
+INK_FLOOR = 0.5
+"""Below these shares of the reference's content or ink the score falls in proportion."""
 BLANK_GUARD = 0.05
+"""Regional visual's guard on a flat crop (``recon.grade.regional``)."""
 
 # Regional visual's structure term (recon.grade.regional imports these): global visual
 # no longer mixes SSIM and colour with them.
@@ -116,6 +136,7 @@ def score(
     terms["aligned_height"] = aligned.height
     terms |= structure(aligned)
     terms |= colour(aligned)
+    terms |= gestalt(cand, ref)
     return _compose(terms)
 
 
@@ -140,22 +161,24 @@ def _content(
 
 
 def _compose(terms: dict[str, float]) -> GlobalVisual:
+    has_content = terms["content_applicable"] == 1.0
+    weights = WEIGHTS["content" if has_content else "image"]
     applicable = {
-        "ssim": True,
         "colour": terms["colour_applicable"] == 1.0,
         "position": terms.get("position_applicable", 0.0) == 1.0,
+        "layout": terms["layout_applicable"] == 1.0,
+        "extent": terms["extent_applicable"] == 1.0,
     }
-    used = {k: w for k, w in WEIGHTS.items() if applicable[k]}
-    for k, w in WEIGHTS.items():
-        terms[f"w_{k}"] = w if applicable[k] else 0.0
+    used = {k: w for k, w in weights.items() if applicable.get(k, True)}
+    for k in ("ssim", "colour", "position", "layout", "palette", "extent"):
+        terms[f"w_{k}"] = used.get(k, 0.0)
     appearance = sum(w * terms[k] for k, w in used.items()) / sum(used.values())
-    has_content = terms["content_applicable"] == 1.0
-    blank = has_content and terms["coverage"] < BLANK_COVERAGE
     terms["appearance"] = appearance
-    terms["blank"] = float(blank)
-    terms["blank_guard"] = BLANK_GUARD if blank else 1.0
-    content = terms["content"] if has_content else 1.0
-    terms["raw"] = content * appearance * terms["blank_guard"]
+    terms["ink_guard"] = min(1.0, terms["ink_ratio"] / INK_FLOOR)
+    coverage = terms["coverage"] if has_content else 1.0
+    terms["coverage_guard"] = min(1.0, coverage / COVERAGE_FLOOR)
+    terms["guard"] = terms["ink_guard"] * terms["coverage_guard"]
+    terms["raw"] = appearance * terms["guard"]
     terms["score"] = min(1.0, max(0.0, terms["raw"]))
     return GlobalVisual(score=terms["score"], terms={k: float(v) for k, v in terms.items()})
 

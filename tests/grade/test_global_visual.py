@@ -17,7 +17,13 @@ from skimage.metrics import structural_similarity
 
 from recon.errors import HarnessError
 from recon.grade import _ssim
-from recon.grade.global_visual import BLANK_GUARD, VERSION, WEIGHTS, GlobalVisual, score
+from recon.grade.global_visual import (
+    COVERAGE_FLOOR,
+    VERSION,
+    WEIGHTS,
+    GlobalVisual,
+    score,
+)
 from tests.grade.synthetic import WIDTH, draw, el, landing, recoloured, shifted, without
 
 Dom = list[dict[str, Any]]
@@ -63,17 +69,29 @@ def test_identical_pages_score_exactly_one() -> None:
     result = grade(REF_DOM)
     assert isinstance(result, GlobalVisual)
     assert result.score == 1.0 and result.version == VERSION
-    for term in ("content", "coverage", "text", "position", "ssim", "colour", "appearance"):
+    for term in (
+        "content",
+        "coverage",
+        "text",
+        "position",
+        "ssim",
+        "colour",
+        "layout",
+        "palette",
+        "extent",
+        "appearance",
+        "guard",
+    ):
         assert result.terms[term] == 1.0, term
-    assert result.terms["added"] == 0.0 and result.terms["blank"] == 0.0
+    assert result.terms["added"] == 0.0
     assert result.terms["score"] == result.score
 
 
 def test_an_empty_page_is_blank_by_content() -> None:
     empty = REF_DOM[:2]  # html and body only
     result = grade(empty, np.full_like(REF, 255))
-    assert result.terms["blank"] == 1.0 and result.terms["blank_guard"] == BLANK_GUARD
-    assert result.terms["coverage"] == 0.0 and result.score <= 0.05
+    assert result.terms["coverage"] == 0.0 and result.terms["coverage_guard"] == 0.0
+    assert result.terms["ink_ratio"] == 0.0 and result.score == 0.0
 
 
 def test_text_in_the_dom_but_not_on_screen_is_not_content() -> None:
@@ -81,7 +99,7 @@ def test_text_in_the_dom_but_not_on_screen_is_not_content() -> None:
     result = grade(REF_DOM, np.full_like(REF, 255))
     assert result.terms["candidate_blocks"] == 0.0
     assert result.terms["candidate_hidden"] == result.terms["reference_blocks"]
-    assert result.terms["blank"] == 1.0 and result.score <= 0.05
+    assert result.terms["coverage_guard"] == 0.0 and result.score == 0.0
 
 
 def test_right_content_on_a_flat_background_is_not_blank() -> None:
@@ -90,7 +108,7 @@ def test_right_content_on_a_flat_background_is_not_blank() -> None:
         recoloured(REF_DOM, "section", "rgb(255, 255, 255)"), "header", "rgb(60, 60, 60)"
     )
     result = grade(flat)
-    assert result.terms["blank"] == 0.0 and result.terms["coverage"] == 1.0
+    assert result.terms["guard"] == 1.0 and result.terms["coverage"] == 1.0
     assert result.terms["colour"] < 1.0
     assert 0.6 <= result.score < 1.0
 
@@ -133,23 +151,31 @@ def test_reordered_sections_cost_position_not_content() -> None:
     assert grade(REF_DOM[:2], np.full_like(REF, 255)).score < result.score < 1.0
 
 
-def test_missing_and_added_content_cost_their_share() -> None:
+def test_missing_and_added_content_cost() -> None:
+    """Cards missing: their layout, palette, extent and position; more of them missing, the
+    guard (the content term is reported, and people weigh layout over it: issue 28)."""
     missing = grade(without(REF_DOM, 410, 640))
     assert 0.3 < missing.terms["coverage"] < 1.0 and missing.terms["added"] == 0.0
-    assert missing.score < missing.terms["content"] + 1e-12
+    assert missing.terms["layout"] < 1.0 and missing.terms["palette"] < 1.0
+    assert missing.score < 0.95
+    most = grade(without(REF_DOM, 100, 900))
+    assert most.terms["coverage_guard"] < 1.0 and most.score < missing.score
     extra = [*REF_DOM, el("p", (40, 700, 400, 40), "Subscribe to our newsletter today")]
     added = grade(extra)
     assert added.terms["coverage"] == 1.0 and added.terms["added"] > 0.0
     assert added.terms["content"] < 1.0 and added.score < 1.0
 
 
-def test_the_score_is_content_times_appearance() -> None:
-    result = grade(without(REF_DOM, 410, 640))
+def test_the_score_is_appearance_times_guard() -> None:
+    result = grade(without(REF_DOM, 100, 640))
     t = result.terms
-    used = [k for k in WEIGHTS if t[f"w_{k}"] > 0]
+    used = [k for k in WEIGHTS["content"] if t[f"w_{k}"] > 0]
+    assert set(used) == {"colour", "position", "layout", "palette", "extent"}
     mix = sum(t[f"w_{k}"] * t[k] for k in used) / sum(t[f"w_{k}"] for k in used)
     assert t["appearance"] == pytest.approx(mix)
-    assert result.score == pytest.approx(t["content"] * t["appearance"] * t["blank_guard"])
+    assert t["guard"] == pytest.approx(t["coverage_guard"] * t["ink_guard"])
+    assert t["coverage_guard"] == pytest.approx(min(1.0, t["coverage"] / COVERAGE_FLOOR))
+    assert result.score == pytest.approx(t["appearance"] * t["guard"])
 
 
 def test_width_is_cropped_or_padded_never_resized() -> None:

@@ -174,12 +174,16 @@ def test_variant_meets_its_requirement(graded: tuple[str, Graded], variant: str)
 @pytest.mark.browser
 @needs_chromium
 def test_right_content_is_never_blank(graded: tuple[str, Graded]) -> None:
-    """Blank is decided by content: the variants that keep the content are not blank."""
+    """The guard is decided by content and ink: the variants that keep the content keep
+    full coverage and at least half the guard; the white page gets none."""
     name, g = graded
     for build in ("faithful", "grey", "flat", "unstyled", "shift-40", "reorder"):
         for point, row in g.rows[build].items():
-            assert row["terms"]["blank"] == 0.0, f"{build} blank at {point}\n{g.table(name)}"
-    assert all(row["terms"]["blank"] == 1.0 for row in g.rows["white"].values())
+            t = row["terms"]
+            assert t["coverage_guard"] == 1.0 and t["guard"] >= 0.5, (
+                f"{build} guarded at {point}\n{g.table(name)}"
+            )
+    assert all(row["terms"]["guard"] == 0.0 for row in g.rows["white"].values())
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])

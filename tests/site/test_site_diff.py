@@ -4,6 +4,7 @@ chromium with no error and no request outside its own file."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from recon.render import open_browser
+from recon.site import render
 from tests.conftest import Build, clone_built, doit, recon
 from tests.release.test_release_semantics import INVERT
 from tests.site.browse import overflow, visit
@@ -44,10 +46,17 @@ def test_site_diff_shows_the_changed_cells_and_scores_of_a_grader_edit(
     assert "grade 12 0 0 0" in text  # kind, changed, added, removed, unchanged
     assert "attempt 0 0 0 12" in text  # no agent re-ran
     assert "demo-native.scripted-starter.todomvc.0 changed" in text
-    assert "scripted-faithful: score 0.9995 → 0.0005 (−0.9990), rank 1 → 2" in text
-    assert "scripted-starter: score 0.2282 → 0.7718 (+0.5437), rank 2 → 1" in text
+    old = {e["entry"]: e for e in json.loads((before / "release.json").read_text())["entries"]}
+    for entry, ranks in (("scripted-faithful", "1 → 2"), ("scripted-starter", "2 → 1")):
+        # every dimension inverted: the total is 1 minus what it was (the weights sum to 1)
+        was = old[entry]["score"]
+        delta = render.delta(1.0 - 2 * was)
+        assert f"{entry}: score {was:.4f} → {1 - was:.4f} ({delta}), rank {ranks}" in text
     assert "rank : 1 → 2 (order flipped with scripted-starter)" in text
-    assert "scripted-starter todomvc 0.2152 0.7848 +0.5696" in text
+    todo = next(c for c in old["scripted-starter"]["cases"] if c["case"] == "todomvc")["mean"]
+    assert (
+        f"scripted-starter todomvc {todo:.4f} {1 - todo:.4f} {render.delta(1 - 2 * todo)}" in text
+    )
     with open_browser() as browser:
         for width in (390, 1440):
             page = browser.new_page(viewport={"width": width, "height": 900})

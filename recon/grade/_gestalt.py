@@ -124,7 +124,8 @@ def _profile(ink: np.ndarray) -> np.ndarray | None:
     if ink.size == 0 or not ink.any():
         return None
     share = ink.mean(axis=0)
-    strips = np.array([s.mean() for s in np.array_split(share, COLUMNS)])
+    # a view narrower than COLUMNS cells has a strip per cell column
+    strips = np.array([s.mean() for s in np.array_split(share, min(COLUMNS, share.size))])
     return strips / strips.sum()
 
 

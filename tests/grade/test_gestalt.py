@@ -96,3 +96,12 @@ def test_a_wider_candidate_is_cropped_to_the_reference() -> None:
     ref = text(page(), 40, 760, 40, 1560)
     wider = np.concatenate([ref, np.zeros((1600, 200, 3), np.uint8)], axis=1)
     assert gestalt(wider, ref) == gestalt(ref, ref)
+
+
+def test_a_view_narrower_than_its_strips_has_a_strip_per_cell_column() -> None:
+    rng = np.random.default_rng(5)
+    a = rng.integers(0, 256, (48, 64, 3), dtype=np.uint8)  # 16 cell columns, not 40
+    b = rng.integers(0, 256, (48, 64, 3), dtype=np.uint8)
+    assert gestalt(a, a.copy())["layout"] == 1.0
+    other = gestalt(b, a)
+    assert all(np.isfinite(v) for v in other.values()) and 0.0 <= other["layout"] <= 1.0

@@ -403,7 +403,8 @@ def write_misses(
             if sw[path] > sl[path]:
                 continue
             terms = {k: round(w * (sw[f"{path}.{k}"] - sl[f"{path}.{k}"]), 4)
-                     for k, w in weights.items() if w > 0}  # fmt: skip
+                     for k, w in weights.items()
+                     if w > 0 and f"{path}.{k}" in sw and f"{path}.{k}" in sl}  # fmt: skip
             terms["guard"] = round(sw[f"{path}.guard"] - sl[f"{path}.guard"], 4)
             picture = folder / f"{path}-{len(rows) + 1:02d}-{p.page}.png"
             _side_by_side([renders[name(p.page, m)].image for m in (ORIGINAL, won, lost)], picture)

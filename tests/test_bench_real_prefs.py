@@ -57,13 +57,33 @@ def test_candidates_are_fitted_with_folds_by_page(
     applied = report["fitted"]["applied from --train"]
     assert set(applied) == set(real_prefs().FEATURES)
     assert all(f["pairs"] == 12 for f in applied.values())
-    assert report["terms"]["cand.image_floor"]["pairs"] == 12
+    assert report["terms"]["cand.ink_ratio"]["pairs"] == 12
     assert 0.0 <= report["white_page"]["white_median"] <= 1.0
     train = ["--train", str(study), "--cache", str(tmp_path / "cache"), "--candidates", "--json"]
     assert real_prefs().main(train, lambda _vp: shooter()) == 0
-    fits = json.loads(capsys.readouterr().out)["fitted"]["k-fold"]
-    assert all(f["held_out"]["pairs"] == 12 for f in fits.values())
-    assert len(fits["content ** γ · appearance"]["chosen per fold"]) == 5
+    fitted = json.loads(capsys.readouterr().out)["fitted"]
+    assert all(f["held_out"]["pairs"] == 12 for f in fitted["k-fold"].values())
+    shipped = fitted["shipped, k-fold"]  # each path's weights refitted per fold
+    assert set(shipped) == {"content", "image"}
+    for path in shipped.values():
+        assert path["held_out"]["pairs"] == 12 and len(path["weights per fold"]) == 5
+
+
+def test_misses_are_written_as_pictures_with_the_terms_that_decided_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """p3's raters chose the other page over the copy: a miss on both paths."""
+    study = write_study(tmp_path / "study")
+    shooter = Shooter()
+    misses = tmp_path / "misses"
+    argv = ["--data", str(study), "--cache", str(tmp_path / "cache"), "--json"]
+    assert real_prefs().main([*argv, "--misses", str(misses)], lambda _vp: shooter()) == 0
+    report = json.loads(capsys.readouterr().out)["misses"]
+    for path in ("content", "image"):
+        (miss,) = report[path]
+        assert (miss["page"], miss["chosen"], miss["other"]) == ("p3", "other", "copy")
+        assert miss["scores"][0] < miss["scores"][1] and "palette" in miss["terms"]
+        assert (misses / miss["picture"]).is_file()
 
 
 def test_bad_input_is_one_line_and_exit_2(

@@ -16,7 +16,7 @@ the fitted combinations are fitted on ``--train`` and applied to DIR: nothing is
 DIR.
 
     PYTHONPATH=. .venv/bin/python bench/real_prefs.py [--train DIR] [--data DIR]
-        [--cache store/cache/real-prefs] [--candidates] [--json] [--prefs-out FILE]
+        [--cache store/cache/studies] [--candidates] [--json] [--prefs-out FILE]
 
 A report, not a test: it asserts nothing. ``--json`` prints one object whose ``metrics``
 maps ``content``, ``image`` and ``ssim`` to ``{"agree", "pairs", "share", "ties", "low",
@@ -60,6 +60,7 @@ from recon.calibrate.study import (
     preferences,
     read_study,
 )
+from recon.calibrate.visual import fit_visual
 from recon.errors import ReconError
 from recon.grade import global_visual
 from recon.model.viewport import VIEWPORTS, Viewport
@@ -67,7 +68,7 @@ from recon.store import digest_bytes, digest_json, write_atomic
 
 REPO = Path(__file__).resolve().parent.parent
 TRAIN = REPO.parent / "shared" / "prefs" / "real-reconstructions"
-CACHE = REPO / "store" / "cache" / "real-prefs"
+CACHE = REPO / "store" / "cache" / "studies"
 VIEWPORT = VIEWPORTS["desktop"]
 RELEASE = "real-reconstructions"
 Shooter = Callable[[Viewport], AbstractContextManager[Shoot]]
@@ -301,49 +302,22 @@ def fitted(
     return out
 
 
-def composed(s: Scores, path: str, weights: Mapping[str, float]) -> float:
-    """The shipped composition of one path's terms with ``weights``: the weighted mean of
-    the applicable terms times the guard (as ``global_visual._compose``)."""
-    applicable = {
-        k: s.get(f"{path}.{k}_applicable", 1.0) == 1.0 for k in ("colour", "layout", "extent")
-    } | {"position": s.get(f"{path}.position_applicable", 0.0) == 1.0}
-    used = {k: w for k, w in weights.items() if applicable.get(k, True)}
-    total = sum(used.values())
-    if total <= 0:
-        return 0.0
-    return sum(w * s[f"{path}.{k}"] for k, w in used.items()) / total * s[f"{path}.guard"]
-
-
 def shipped_held_out(
     pairs: Sequence[Pair], scores: Mapping[str, Scores], seed: int
 ) -> dict[str, Any]:
-    """The shipped metric's k-fold figure per path: on each fold, the weights are fitted on
-    the other folds' pairs and the composed score (guard included) judges the held-out
-    pairs (folds by page: no page is in both)."""
-    winner = np.array([p.winner for p in pairs], dtype=np.float64)
-    fold = group_folds([p.page for p in pairs], seed)
-    out: dict[str, Any] = {}
-    for path, features in PATHS.items():
-        terms = list(global_visual.WEIGHTS[path])
-        x = design(pairs, scores, features)
-        got, per_fold = [], []
-        for f in range(int(fold.max()) + 1):
-            train, test = fold != f, fold == f
-            model = fit(x[train], (winner[train] + 1) / 2, seed)
-            w = dict(zip(terms, model.weights().tolist(), strict=True))
-            per_fold.append({k: round(v, 3) for k, v in w.items()})
-            diff = np.array(
-                [composed(scores[name(p.page, p.a)], path, w)
-                 - composed(scores[name(p.page, p.b)], path, w) for p in pairs]
-            )  # fmt: skip
-            got.append(points(diff[test], winner[test]))
-        held = summarise(np.concatenate(got), seed)
-        out[path] = {
-            "held_out": {"share": round(held.agreement, 6), "low": round(held.low, 6),
-                         "high": round(held.high, 6), "pairs": held.judgements},
-            "weights per fold": per_fold,
-        }  # fmt: skip
-    return out
+    """The shipped metric's k-fold figure per path, as ``recon calibrate fit --study``
+    measures it (``recon.calibrate.visual``): on each fold, the weights are fitted on the
+    other folds' pairs and the composed score (guard included) judges the held-out pairs
+    (folds by page: no page is in both)."""
+    _weights, paths = fit_visual(pairs, scores, seed)
+    return {
+        path: {
+            "held_out": {"share": f.held_out.agreement, "low": f.held_out.low,
+                         "high": f.held_out.high, "pairs": f.held_out.judgements},
+            "weights per fold": [{k: round(v, 3) for k, v in w.items()} for w in f.folds],
+        }
+        for path, f in paths.items()
+    }  # fmt: skip
 
 
 def applied(
@@ -396,7 +370,7 @@ def write_misses(
         old.unlink()
     out: dict[str, list[dict[str, Any]]] = {}
     for path, weights in global_visual.WEIGHTS.items():
-        rows = []
+        rows: list[dict[str, Any]] = []
         for p in pairs:
             won, lost = (p.a, p.b) if p.winner > 0 else (p.b, p.a)
             sw, sl = scores[name(p.page, won)], scores[name(p.page, lost)]

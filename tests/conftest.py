@@ -43,7 +43,8 @@ def suite_cases() -> list[str]:
 
 
 def copy_project(dest: Path) -> Path:
-    """A fresh project: code, cases, entries and release definitions, no store, no outputs."""
+    """A fresh project: code, cases, entries, release definitions and the calibrations they
+    name; no store, no outputs."""
     dest.mkdir(parents=True)
     for part in PROJECT_PARTS:
         src = REPO / part
@@ -54,6 +55,7 @@ def copy_project(dest: Path) -> Path:
     (dest / "releases").mkdir()
     for release in (REPO / "releases").glob("*.yaml"):
         shutil.copy2(release, dest / "releases" / release.name)
+    shutil.copytree(REPO / "releases" / "calibrations", dest / "releases" / "calibrations")
     return dest
 
 
@@ -80,6 +82,12 @@ class Build:
 
     def ran_kinds(self) -> Counter[str]:
         return Counter(c.split(":")[0] for c in self.ran)
+
+
+def naming(text: str, calibration: str) -> str:
+    """A release definition's text naming ``calibration`` (in place of the one it names)."""
+    kept = [line for line in text.splitlines() if not line.startswith("calibration:")]
+    return "\n".join([*kept, f"calibration: {calibration}"]) + "\n"
 
 
 def doit_env(project: Path) -> dict[str, str]:

@@ -3,11 +3,39 @@
 from __future__ import annotations
 
 from recon.model import Calibration
-from recon.model.calibration import ThresholdReport
+from recon.model.calibration import FitReport, ThresholdReport, VisualFit
 
 
 def report(c: Calibration, where: str) -> str:
-    r = c.report
+    lines = [] if c.report is None else _dimensions(c, c.report)
+    lines += [] if c.visual is None else visual_lines(c.visual)
+    lines.append(f"wrote {where} (sealed: name it in a release as `calibration: {c.id}`)")
+    return "\n".join(lines) + "\n"
+
+
+def visual_lines(v: VisualFit) -> list[str]:
+    """Global visual's fit: per path its agreement before and after, and the weights."""
+    lines = [
+        f"global visual on {v.pairs} consensus pair(s) of a study ({len(v.study)} file(s)), "
+        f"rendered at {v.viewport}; {v.method}",
+        f"{'path':<10}{'before':>8}{'in-sample':>11}{'held out':>10}  95% interval (held out)",
+    ]
+    for path, f in v.paths.items():
+        h = f.held_out
+        lines.append(
+            f"{path:<10}{f.before.agreement:>8.3f}{f.in_sample.agreement:>11.3f}"
+            f"{h.agreement:>10.3f}  {h.low:.3f}–{h.high:.3f}"
+        )
+    w = v.weights
+    for path, weights in (("content", w.content), ("image", w.image)):
+        shown = ", ".join(f"{k} {x:.3f}" for k, x in weights.items())
+        lines.append(f"weights, {path} path: {shown}")
+    lines.append(f"guard floors: coverage {w.coverage_floor:g}, ink {w.ink_floor:g}")
+    return lines
+
+
+def _dimensions(c: Calibration, r: FitReport) -> list[str]:
+    weights = c.weights or {}
     lines = [
         f"calibration {c.id} of release {c.release}: {r.judgements} judgement(s), "
         f"{r.decisive} decisive, {r.ties} tie(s), {r.both_bad} both bad "
@@ -16,11 +44,11 @@ def report(c: Calibration, where: str) -> str:
     ]
     for name, a in r.dimensions.items():
         lines.append(
-            f"{name:<22}{a.agreement:>10.3f}  {a.low:.3f}–{a.high:<11.3f}{c.weights[name]:>14.3f}"
+            f"{name:<22}{a.agreement:>10.3f}  {a.low:.3f}–{a.high:<11.3f}{weights[name]:>14.3f}"
         )
     for label, a in (("current composite", r.current), ("fitted (held out)", r.fitted)):
         lines.append(f"{label:<22}{a.agreement:>10.3f}  {a.low:.3f}–{a.high:.3f}")
-    lines += threshold_lines(c)
+    lines += threshold_lines(r)
     for rater in r.raters:
         consistency = "—" if rater.consistency is None else f"{rater.consistency:.2f}"
         flag = "  FLAGGED: below the consistency threshold" if rater.flagged else ""
@@ -29,14 +57,12 @@ def report(c: Calibration, where: str) -> str:
             f"repeat(s), consistency {consistency}, both bad "
             f"{rater.both_bad:.1%}{flag}"
         )
-    lines.append(f"wrote {where} (sealed: name it in a release as `calibration: {c.id}`)")
-    return "\n".join(lines) + "\n"
+    return lines
 
 
-def threshold_lines(c: Calibration) -> list[str]:
+def threshold_lines(r: FitReport) -> list[str]:
     """Per threshold: the value the grades used, the chosen one, and every candidate's
     held-out log-loss and agreement (the last sweep's; ``*``: tied with the best)."""
-    r = c.report
     if not r.thresholds:
         return ["thresholds: not fitted (--no-thresholds): each case's own, or the release's"]
     lines = [

@@ -13,7 +13,7 @@ import yaml
 from recon.calibrate.scores import Shot
 from recon.commands.base import Commands
 from recon.errors import ConfigError
-from recon.model import Judgement, PageJudgement, PairKey, load_json
+from recon.model import Calibration, Judgement, PageJudgement, PairKey, load_json, load_yaml
 from recon.model.base import shown
 from recon.model.calibration import path_of
 from recon.project.loader import Project
@@ -46,8 +46,13 @@ FIT_HELP = (
     "the judged captures re-scored by the grader from the stored captures and probe "
     "records, the value with the best held-out log-loss kept, a tie within one standard "
     "error keeping the current one; 2 coordinate sweeps; see recon/calibrate/CARD.md), "
-    "check raters, and write releases/calibrations/<id>.yaml; "
-    "bad rows: one error naming file and line, exit 2"
+    "check raters, and write releases/calibrations/<id>.yaml (keeping the global visual "
+    "fit of the calibration the release names); "
+    "bad rows: one error naming file and line, exit 2. With --study DIR instead of "
+    "preference files: render a study of real reconstructions (pages/<page>/<method>.html, "
+    "judgments.jsonl) with the capture path, fit global visual's term weights per path on "
+    "its consensus pairs (5 folds by page held out) and write them as the calibration's "
+    "`visual` part"
 )
 
 
@@ -113,6 +118,15 @@ def cmd_fit(args: argparse.Namespace) -> int:
     from recon.calibrate.rows import check, read
     from recon.calibrate.scores import by_digest
 
+    if args.study is not None:
+        if args.preferences:
+            raise ConfigError(
+                "--study fits global visual on a study's own judgements: give no preference "
+                "files with it (fit them in a separate run)"
+            )
+        return _fit_study(args)
+    if not args.preferences:
+        raise ConfigError("give preference JSONL file(s) to fit, or --study DIR")
     paths = [Path(p) for p in args.preferences]
     read_rows = read(paths, Judgement)
     release = _release_of([r for _, r in read_rows], args.release)
@@ -127,13 +141,61 @@ def cmd_fit(args: argparse.Namespace) -> int:
     calibration = calibrate(
         ident, release, rows, table, digests, args.seed, args.min_consistency, thresholding
     )
-    target = path_of(project.root, ident)
+    named = project.release(release).calibration
+    if named is not None:  # keep the global visual fit the release grades with
+        kept = load_yaml(Calibration, path_of(project.root, named)).visual
+        calibration = calibration.model_copy(update={"visual": kept})
+    print(report(calibration, _write(project, calibration)), end="")
+    return 0
+
+
+def _write(project: Project, calibration: Calibration) -> str:
+    """Write ``releases/calibrations/<id>.yaml`` atomically; what to print of it."""
+    target = path_of(project.root, calibration.id)
     target.parent.mkdir(parents=True, exist_ok=True)
     dumped = calibration.model_dump(mode="json", exclude_none=True)
     text = yaml.safe_dump(dumped, sort_keys=False, allow_unicode=True)
     write_atomic(target, text.encode("utf-8"))
-    where = f"{shown(target)} (digest {digest_bytes(text.encode())[:12]})"
-    print(report(calibration, where), end="")
+    return f"{shown(target)} (digest {digest_bytes(text.encode())[:12]})"
+
+
+def _fit_study(args: argparse.Namespace) -> int:
+    """``recon calibrate fit --study DIR``: global visual's fit on a study (issue 28)."""
+    import sys
+
+    from recon.calibrate.consensus import study_scores
+    from recon.calibrate.renders import Cache, browser_shooter, render_all
+    from recon.calibrate.report import report
+    from recon.calibrate.study import consensus, read_study
+    from recon.calibrate.visual import visual_fit
+    from recon.model.viewport import VIEWPORTS
+    from recon.pipeline.keys import Codes
+    from recon.store import StatCache
+
+    project = Project.open(Path(args.root), Settings.from_env())
+    root = Path(args.study)
+    study = read_study(root)
+    viewport = VIEWPORTS["desktop"]
+    renderer = Codes(StatCache(project.layout.stat_db)).digest("capture")
+    cache = Path(args.cache) if args.cache else project.layout.study_cache
+
+    def progress(page: str, cached: bool) -> None:
+        if not cached:
+            print(f"rendered {page}", file=sys.stderr, flush=True)
+
+    renders = render_all(
+        study.pages, viewport, renderer, Cache(cache), lambda: browser_shooter(viewport), progress
+    )
+    files = {"judgments.jsonl": digest_bytes((root / "judgments.jsonl").read_bytes())}
+    pages = {f"pages/{k}.html": digest_bytes(p.read_bytes()) for k, p in study.pages.items()}
+    files["pages"] = digest_bytes(json.dumps(pages, sort_keys=True).encode())
+    fitted = visual_fit(
+        consensus(study), study_scores(study, renders), files, renderer,
+        f"{viewport.width}x{viewport.height}", args.seed,
+    )  # fmt: skip
+    ident = args.id or f"{root.name}-{digest_bytes(json.dumps(files).encode())[:8]}"
+    calibration = Calibration(id=ident, method=fitted.method, visual=fitted)
+    print(report(calibration, _write(project, calibration)), end="")
     return 0
 
 
@@ -193,7 +255,18 @@ def _collect(collect: argparse.ArgumentParser) -> None:
 def _fit(fit: argparse.ArgumentParser) -> None:
     from recon.calibrate.raters import MIN_CONSISTENCY
 
-    fit.add_argument("preferences", nargs="+", help="preference JSONL file(s)")
+    fit.add_argument("preferences", nargs="*", help="preference JSONL file(s)")
+    fit.add_argument(
+        "--study",
+        metavar="DIR",
+        help="fit global visual's term weights on a study of real reconstructions "
+        "(pages/<page>/<method>.html, judgments.jsonl) instead",
+    )
+    fit.add_argument(
+        "--cache",
+        metavar="DIR",
+        help="with --study: where renders are cached (default: <store>/cache/studies)",
+    )
     fit.add_argument(
         "--release", help="the release whose captures were judged (default: the rows')"
     )

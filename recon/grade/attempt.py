@@ -52,7 +52,7 @@ from recon.grade.functional import CheckRow, passed_by_id
 from recon.grade.regional import Still
 from recon.grade.result import MetricResult
 from recon.model.contract import DEFAULT_STATE
-from recon.model.grading import Grading
+from recon.model.grading import Grading, VisualWeights
 from recon.model.matrix import Point
 
 VERSION = "attempt/1"
@@ -107,11 +107,13 @@ def grade(
     served: Mapping[str, bytes],
 ) -> dict[str, Any]:
     """The grade table of ``candidate`` against ``reference``; see the module docstring."""
-    visual = _global(candidate.views, reference.views)
+    visual = _global(candidate.views, reference.views, grading.visual)
     reached = thresholded(grading, candidate, reference, starter, visual["rows"])
     func = functional.score(grading.assertions, candidate.probed.assertions.get(first_viewport, ()))
     flows = workflow_metric.score(
-        grading.workflows, candidate.probed.workflows, _checkpoint_visuals(candidate, reference)
+        grading.workflows,
+        candidate.probed.workflows,
+        _checkpoint_visuals(candidate, reference, grading.visual),
     )
     pol = _policy(grading, candidate, evidence, served)
     results = {
@@ -182,7 +184,9 @@ def _parts(result: MetricResult) -> tuple[float, dict[str, float], list[dict[str
     return float(result.score), dict(result.terms), list(result.rows), str(result.version)
 
 
-def _global(cand: Mapping[str, View], ref: Mapping[str, View]) -> dict[str, Any]:
+def _global(
+    cand: Mapping[str, View], ref: Mapping[str, View], weights: VisualWeights | None = None
+) -> dict[str, Any]:
     rows: list[dict[str, Any]] = []
     for pid, want in sorted(ref.items()):
         got = cand.get(pid)
@@ -193,8 +197,9 @@ def _global(cand: Mapping[str, View], ref: Mapping[str, View]) -> dict[str, Any]
             row |= {"score": 0.0, "failure": got.failure if got else "not captured"}
         else:
             result = global_visual.score(
-                got.image, want.image, candidate_dom=got.dom, reference_dom=want.dom
-            )
+                got.image, want.image, candidate_dom=got.dom, reference_dom=want.dom,
+                weights=weights,
+            )  # fmt: skip
             row |= {"score": result.score, "terms": result.terms}
         rows.append(row)
     value = mean([r["score"] for r in rows])
@@ -257,12 +262,14 @@ def _responsive(
     return results
 
 
-def _checkpoint_visuals(cand: Build, ref: Build) -> dict[str, float]:
+def _checkpoint_visuals(
+    cand: Build, ref: Build, weights: VisualWeights | None = None
+) -> dict[str, float]:
     """Checkpoint screenshots have no DOM snapshot: global visual's image path."""
     scores: dict[str, float] = {}
     for key, want in sorted(ref.probed.screenshots.items()):
         got = cand.probed.screenshots.get(key)
-        scores[key] = 0.0 if got is None else global_visual.score(got, want).score
+        scores[key] = 0.0 if got is None else global_visual.score(got, want, weights=weights).score
     return scores
 
 

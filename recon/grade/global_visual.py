@@ -6,9 +6,12 @@ A pure function of two full-page screenshots and, for captures, their DOM snapsh
     appearance = Σ W[path][k] * term[k] / Σ W[path][k]    over the applicable terms k
     score      = clip01(appearance * guard)
 
-The weights were fitted on people's judgements of real reconstructions (issue 28:
-``bench/real_prefs.py``, Bradley–Terry, held out by page) and are fixed here; every term
-is in ``GlobalVisual.terms`` whatever its weight.
+The weights ``W`` and the guard's floors are a :class:`~recon.model.grading.VisualWeights`:
+``DEFAULT``, fitted on people's judgements of real reconstructions (issue 28: ``recon
+calibrate fit --study``, Bradley–Terry, held out by page; the shipped fit is
+``releases/calibrations/real-reconstructions.yaml``, which a release names), or the one a
+release's calibration gives (the grade cell passes it). Every term is in
+``GlobalVisual.terms`` whatever its weight.
 
 - ``layout``, ``palette``, ``extent`` (``_gestalt``): the two pages at a glance, each as
   the top of it, 400 px wide: where the ink sits across the page (columns, side panels,
@@ -25,7 +28,7 @@ With both DOM snapshots (the **content path**):
   ``_match``; reported, and not a factor of the score (people weigh layout and colour
   over the amount of text: issue 28).
 - ``position``: how close paired blocks sit, relative to each page's size.
-- ``guard = min(1, coverage / COVERAGE_FLOOR) * min(1, ink_ratio / INK_FLOOR)``: a
+- ``guard = min(1, coverage / coverage_floor) * min(1, ink_ratio / ink_floor)``: a
   Candidate with less than half the reference's content (``coverage``) or less than half
   its ink in the view (``ink_ratio``) is scaled down in proportion, to 0 for a blank page.
 - The Candidate's rows are aligned to the reference's by content (``_content.row_map``)
@@ -34,7 +37,7 @@ With both DOM snapshots (the **content path**):
 
 Without them (the **image path**: workflow checkpoint screenshots, which have no DOM),
 the pages are top-aligned and white-padded, ``position`` is not applicable and
-``guard = min(1, ink_ratio / INK_FLOOR)``: a blank or near-blank page scores near 0. A
+``guard = min(1, ink_ratio / ink_floor)``: a blank or near-blank page scores near 0. A
 reference whose DOM holds no content block (a canvas page) is scored the same way.
 
 Pages are read in row bands; extra memory is a few bands plus per-tile colour means (48
@@ -44,6 +47,7 @@ height. Every intermediate number is returned in ``GlobalVisual.terms``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -58,11 +62,13 @@ from recon.grade._gestalt import gestalt
 from recon.grade._match import match
 from recon.grade._ssim import MAX_WIDTH
 from recon.grade._structure import structure
+from recon.model.grading import VisualWeights
 
 __all__ = [
     "BLANK_GUARD",
     "BLANK_LUMA_STD",
     "COVERAGE_FLOOR",
+    "DEFAULT",
     "INK_FLOOR",
     "LUMA_MILLI",
     "VERSION",
@@ -71,6 +77,7 @@ __all__ = [
     "W_COLOUR",
     "W_SSIM",
     "GlobalVisual",
+    "compose",
     "score",
 ]
 
@@ -78,16 +85,27 @@ VERSION = "global-visual/4"
 
 WEIGHTS = {
     "content": {
-        "ssim": 0.0, "colour": 0.20, "position": 0.08,
-        "layout": 0.30, "palette": 0.26, "extent": 0.16,
+        "ssim": 0.0, "colour": 0.17096, "position": 0.086369,
+        "layout": 0.308279, "palette": 0.267744, "extent": 0.166648,
     },
-    "image": {"ssim": 0.01, "colour": 0.08, "layout": 0.39, "palette": 0.29, "extent": 0.23},
+    "image": {
+        "ssim": 0.011996, "colour": 0.081815, "layout": 0.390768,
+        "palette": 0.293007, "extent": 0.222414,
+    },
 }  # fmt: skip
 """Weights of the appearance terms on each path, fitted on the study of issue 28 (the
 metric card gives the fit); a term that is not applicable drops out."""
 COVERAGE_FLOOR = 0.5
 INK_FLOOR = 0.5
 """Below these shares of the reference's content or ink the score falls in proportion."""
+DEFAULT = VisualWeights(
+    content=WEIGHTS["content"],
+    image=WEIGHTS["image"],
+    coverage_floor=COVERAGE_FLOOR,
+    ink_floor=INK_FLOOR,
+)
+"""The metric's own fit; ``releases/calibrations/real-reconstructions.yaml`` records it (a
+test keeps the two the same)."""
 BLANK_GUARD = 0.05
 """Regional visual's guard on a flat crop (``recon.grade.regional``)."""
 
@@ -113,10 +131,12 @@ def score(
     *,
     candidate_dom: Dom | None = None,
     reference_dom: Dom | None = None,
+    weights: VisualWeights | None = None,
 ) -> GlobalVisual:
     """Score a Candidate full-page screenshot against the reference (HxWx3 or HxWx4 uint8).
 
     Give both DOM snapshots for the content path; without them it is the image path.
+    ``weights``: a calibration's fit (None: ``DEFAULT``).
     """
     cand = _rgb(candidate, "candidate")
     ref = _rgb(reference, "reference")
@@ -137,7 +157,7 @@ def score(
     terms |= structure(aligned)
     terms |= colour(aligned)
     terms |= gestalt(cand, ref)
-    return _compose(terms)
+    return compose(terms, weights or DEFAULT)
 
 
 def _content(
@@ -160,9 +180,13 @@ def _content(
     return terms, row_map(want.shown, got.shown, pairs, sizes)
 
 
-def _compose(terms: dict[str, float]) -> GlobalVisual:
+def compose(found: Mapping[str, float], fit: VisualWeights) -> GlobalVisual:
+    """The score of one page's terms (``GlobalVisual.terms``: the measured ones suffice)
+    under ``fit``: the weighted mean of the applicable appearance terms, times the guard.
+    Pure arithmetic, so a fit is judged on stored terms without rendering again."""
+    terms = dict(found)
     has_content = terms["content_applicable"] == 1.0
-    weights = WEIGHTS["content" if has_content else "image"]
+    weights = fit.path("content" if has_content else "image")
     applicable = {
         "colour": terms["colour_applicable"] == 1.0,
         "position": terms.get("position_applicable", 0.0) == 1.0,
@@ -172,11 +196,12 @@ def _compose(terms: dict[str, float]) -> GlobalVisual:
     used = {k: w for k, w in weights.items() if applicable.get(k, True)}
     for k in ("ssim", "colour", "position", "layout", "palette", "extent"):
         terms[f"w_{k}"] = used.get(k, 0.0)
-    appearance = sum(w * terms[k] for k, w in used.items()) / sum(used.values())
+    total = sum(used.values())  # 0: a fit that weighs only terms this page lacks
+    appearance = sum(w * terms[k] for k, w in used.items()) / total if total > 0 else 0.0
     terms["appearance"] = appearance
-    terms["ink_guard"] = min(1.0, terms["ink_ratio"] / INK_FLOOR)
+    terms["ink_guard"] = min(1.0, terms["ink_ratio"] / fit.ink_floor)
     coverage = terms["coverage"] if has_content else 1.0
-    terms["coverage_guard"] = min(1.0, coverage / COVERAGE_FLOOR)
+    terms["coverage_guard"] = min(1.0, coverage / fit.coverage_floor)
     terms["guard"] = terms["ink_guard"] * terms["coverage_guard"]
     terms["raw"] = appearance * terms["guard"]
     terms["score"] = min(1.0, max(0.0, terms["raw"]))

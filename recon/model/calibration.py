@@ -1,4 +1,5 @@
-"""``releases/calibrations/<id>.yaml``: fitted dimension weights and thresholds (issue 15).
+"""``releases/calibrations/<id>.yaml``: fitted dimension weights and thresholds (issue 15),
+and global visual's fit on a study of real reconstructions (issue 28).
 
 Sealed like a case's ``grading.yaml`` weights and thresholds: never copied into a
 workspace, a page or the site. A release names one (``calibration: <id>``); its grade cells
@@ -7,13 +8,18 @@ grade with these thresholds where the calibration gives one (a threshold it leav
 each case's own), the calibration file's digest is an input of every grade cell, and the
 manifest records it (``inputs.calibration``). The report keeps how well the fit agrees
 with the preferences it came from, and what each candidate threshold value scored.
+
+A calibration may instead (or as well) hold ``visual``: the weights of global visual's
+terms and its guard's floors, fitted by ``recon calibrate fit --study`` on people's
+judgements of real reconstructions; the grade cells then score global visual (the
+capture rows, responsive's per-viewport rows and workflow checkpoints) with them.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from recon.model.base import Strict, Versioned
 from recon.model.grading import (
@@ -22,6 +28,7 @@ from recon.model.grading import (
     Pixels,
     ThresholdName,
     Thresholds,
+    VisualWeights,
     written_out,
 )
 from recon.model.values import Id, Share, summing_to_one
@@ -107,27 +114,65 @@ class FitReport(Strict):
     rescorings: int = Field(default=0, ge=0)  # attempts re-graded at a candidate threshold
 
 
+class PathFit(Strict):
+    """One path of global visual on a study: how its score agreed with the consensus
+    before (the metric's own fit), in-sample and held out (k folds split by page, the
+    weights refitted on the other folds), and the fit's weights."""
+
+    before: Agreement
+    in_sample: Agreement
+    held_out: Agreement
+    folds: list[dict[str, float]]  # each fold's weights
+
+
+class VisualFit(Strict):
+    """Global visual's fit on a study of real reconstructions (``recon calibrate fit
+    --study``): the weights and floors, what it was fitted on and how well it agrees."""
+
+    method: str = Field(max_length=200)
+    study: dict[str, str]  # file under the study folder -> blake3 digest
+    renderer: str  # the capture code digest the pages were rendered with
+    viewport: str  # WIDTHxHEIGHT
+    pairs: int = Field(ge=0)  # consensus pairs: ties and disagreements left out
+    weights: VisualWeights
+    paths: dict[str, PathFit]  # content, image
+
+
 class Calibration(Versioned):
-    """A fitted calibration: dimension weights (summing to 1), the thresholds it fitted
-    (each optional) and its report."""
+    """A fitted calibration: dimension weights (summing to 1) with their report, the
+    thresholds it fitted (each optional), and global visual's fit; at least one of the
+    weights and the visual fit."""
 
     id: Id
     release: Id | None = None  # the release whose captures the judgements compared
     method: str = Field(max_length=200)
     preferences: dict[str, str] = Field(default_factory=dict)  # file name -> blake3 digest
-    weights: dict[Dimension, Share]
+    weights: dict[Dimension, Share] | None = None  # None: each case's own
     thresholds: FittedThresholds = Field(default_factory=FittedThresholds)
-    report: FitReport
+    report: FitReport | None = None  # the weights' and thresholds' fit
+    visual: VisualFit | None = None  # None: the metric's own
 
     @field_validator("weights")
     @classmethod
-    def _sum_to_one(cls, value: dict[str, float]) -> dict[str, float]:
+    def _sum_to_one(cls, value: dict[str, float] | None) -> dict[str, float] | None:
         # every dimension written out (a left-out one would drop out of every total silently);
         # fitted weights are rounded to 6 decimals
-        return summing_to_one(written_out(value), 1e-6)
+        return None if value is None else summing_to_one(written_out(value), 1e-6)
+
+    @model_validator(mode="after")
+    def _something(self) -> Calibration:
+        if self.weights is None and self.visual is None:
+            raise ValueError("neither weights nor visual: a calibration must fit one of them")
+        if (self.weights is None) != (self.report is None):
+            raise ValueError("weights and report come together: the report is their fit's")
+        return self
 
     def applied(self, grading: Grading) -> Grading:
         """A case's sealed grading as a release naming this calibration grades with it:
-        these weights, and these thresholds where given."""
-        thresholds = self.thresholds.applied(grading.thresholds)
-        return grading.model_copy(update={"weights": self.weights, "thresholds": thresholds})
+        these weights, these thresholds where given, and this global visual fit."""
+        update: dict[str, object] = {"thresholds": self.thresholds.applied(grading.thresholds)}
+        if self.weights is not None:
+            update["weights"] = self.weights
+        if self.visual is not None:
+            update["visual"] = self.visual.weights
+        return grading.model_copy(update=update)

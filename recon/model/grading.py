@@ -6,7 +6,15 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal, get_args
 
-from pydantic import Discriminator, Field, Tag, ValidationError, field_validator, model_validator
+from pydantic import (
+    Discriminator,
+    Field,
+    Tag,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from recon.model.base import Strict, Versioned, union_tag
@@ -252,6 +260,42 @@ class Thresholds(Strict):
     region_pass: Share = 0.8
 
 
+ContentTerm = Literal["ssim", "colour", "position", "layout", "palette", "extent"]
+ImageTerm = Literal["ssim", "colour", "layout", "palette", "extent"]
+
+
+class VisualWeights(Strict):
+    """Global visual's fit (``recon.grade.global_visual``): the weight of each appearance
+    term on each path, and the guard's floors. ``None`` in a grading: the metric's own
+    (``global_visual.DEFAULT``); a release's calibration may set it (``recon calibrate fit
+    --study``)."""
+
+    content: dict[ContentTerm, Share]  # with both DOM snapshots
+    image: dict[ImageTerm, Share]  # without them: workflow checkpoints, canvas pages
+    coverage_floor: Share = 0.5  # below this share of the reference's content, scaled down
+    ink_floor: Share = 0.5  # below this share of the reference's ink, scaled down
+
+    @field_validator("content", "image")
+    @classmethod
+    def _every_term(cls, value: dict[str, float], info: ValidationInfo) -> dict[str, float]:
+        terms = get_args(ContentTerm if info.field_name == "content" else ImageTerm)
+        missing = [t for t in terms if t not in value]
+        if missing:
+            raise ValueError(f"no weight for {missing}; write every term out (0 to leave one out)")
+        return summing_to_one(value, 1e-6)
+
+    def path(self, name: str) -> dict[str, float]:
+        """One path's weights, term -> weight."""
+        return {str(k): v for k, v in (self.content if name == "content" else self.image).items()}
+
+    @field_validator("coverage_floor", "ink_floor")
+    @classmethod
+    def _positive(cls, value: float) -> float:
+        if value <= 0:
+            raise ValueError("a floor must be above 0 (1: any shortfall scales the score down)")
+        return value
+
+
 ThresholdName = Literal[
     "text_similarity", "position_tolerance_px", "overflow_tolerance_px", "region_pass"
 ]
@@ -269,6 +313,7 @@ class Grading(Versioned):
     policy: Policy = Field(default_factory=Policy)
     thresholds: Thresholds = Field(default_factory=Thresholds)
     weights: dict[Dimension, Share]  # sealed per case version; the total combines them
+    visual: VisualWeights | None = None  # global visual's fit; None: the metric's own
 
     @field_validator("weights")
     @classmethod

@@ -14,6 +14,7 @@
     <store>/state/setup/noop.json       the cached no-op plan (recon.pipeline.noop)
     <store>/deps/                       the offline dependency store, unless RECON_DEPS
     <store>/ladder/                     the curator's ladder runs (recon.curate.ladder_run)
+    <store>/cache/studies/              renders of studies' pages (recon.calibrate.renders)
 """
 
 from __future__ import annotations
@@ -80,3 +81,7 @@ class StoreLayout:
     @property
     def ladder(self) -> Path:
         return self.root / "ladder"
+
+    @property
+    def study_cache(self) -> Path:
+        return self.root / "cache" / "studies"

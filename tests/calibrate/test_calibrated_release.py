@@ -24,7 +24,7 @@ from recon.model import Calibration, Judgement, load_yaml
 from recon.model.calibration import FittedThresholds
 from recon.model.grading import THRESHOLDS, Thresholds
 from recon.store import Store, digest_bytes
-from tests.conftest import Build, clone_built, doit, recon
+from tests.conftest import Build, clone_built, doit, naming, recon
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
@@ -62,6 +62,8 @@ def test_calibration_regrades_only_and_diff_names_it(
     project = clone_built(built_demo[0], tmp_path / "p")
     prefs = tmp_path / "prefs.jsonl"
     prefs.write_text(preference_rows(project))
+    definition = project / "releases/demo.yaml"  # named: its visual part is carried over
+    definition.write_text(naming(definition.read_text(), "real-reconstructions"))
     fitted = recon(project, "calibrate", "fit", str(prefs), "--release", "demo", "--id", "cal-a")
     assert fitted.returncode == 0, fitted.stderr
     assert (
@@ -69,10 +71,15 @@ def test_calibration_regrades_only_and_diff_names_it(
     )
     path = project / "releases/calibrations/cal-a.yaml"
     calibration = load_yaml(Calibration, path)
-    assert calibration.report.judgements == 60 and calibration.release == "demo"
-    assert set(calibration.report.thresholds) == set(THRESHOLDS)
-    assert calibration.report.sweeps == 2 and calibration.report.rescorings > 0
-    assert f"2 coordinate sweeps, {calibration.report.rescorings} re-grading(s)" in fitted.stdout
+    r = calibration.report
+    assert r is not None and calibration.weights is not None
+    assert r.judgements == 60 and calibration.release == "demo"
+    assert set(r.thresholds) == set(THRESHOLDS)
+    assert r.sweeps == 2 and r.rescorings > 0
+    assert f"2 coordinate sweeps, {r.rescorings} re-grading(s)" in fitted.stdout
+    # the visual fit of the calibration the demo names is carried over, not dropped
+    named = load_yaml(Calibration, project / "releases/calibrations/real-reconstructions.yaml")
+    assert calibration.visual == named.visual and "global visual on 89" in fitted.stdout
     for name, default in Thresholds().model_dump().items():
         assert f"\n{name}: current {default:g}; chosen own\n" in fitted.stdout
     grid = "  value          own        0        8       16       24       48       96      192\n"
@@ -86,18 +93,18 @@ def test_calibration_regrades_only_and_diff_names_it(
     # each case's own thresholds are kept, so the weights are the weights-only ones.
     assert calibration.thresholds == FittedThresholds()
     plain = load_yaml(Calibration, project / "releases/calibrations/cal-w.yaml")
+    assert plain.report is not None
     assert plain.weights == calibration.weights and not plain.report.thresholds
     written = yaml.safe_load((project / "releases/calibrations/cal-w.yaml").read_text())
     assert written["thresholds"] == {} and written["report"].get("thresholds", {}) == {}
 
-    definition = project / "releases/demo.yaml"
-    definition.write_text(definition.read_text() + "calibration: cal-a\n")
+    definition.write_text(naming(definition.read_text(), "cal-a"))
     regraded_only(doit(project, "release:demo"))
 
     manifest = json.loads((project / "releases/demo/manifest.json").read_text())
     assert manifest["inputs"]["calibration"] == digest_bytes(path.read_bytes())
     old = json.loads((built_demo[0] / "releases/demo/manifest.json").read_text())
-    assert "calibration" not in old["inputs"] or old["inputs"]["calibration"] is None
+    assert old["inputs"]["calibration"] != manifest["inputs"]["calibration"]
     grades = [c["name"] for c in manifest["cells"] if c["kind"] == "grade"]
     assert grades and all(name.endswith("~cal-a") for name in grades)
 
@@ -131,9 +138,21 @@ def test_calibration_regrades_only_and_diff_names_it(
     # Thresholds no grid holds, so that a leak of any of them is recognisable.
     data = yaml.safe_load(path.read_text())
     data["thresholds"] = SEALED_THRESHOLDS
+    # and a global visual fit that weighs layout alone: every point's row is scored with it
+    for terms in (data["visual"]["weights"]["content"], data["visual"]["weights"]["image"]):
+        terms.update({t: float(t == "layout") for t in terms})
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     regraded_only(doit(project, "release:demo"))
     after = json.loads((project / "releases/demo/manifest.json").read_text())
+    store = Store(project / "store")
+    scored = 0
+    for cell in (c for c in after["cells"] if c["kind"] == "grade"):
+        table = store.read_json(cell["outputs"]["grade"]["digest"])
+        rows = table.get("details", {}).get("global_visual", [])  # a crash has none
+        for row in (r for r in rows if "terms" in r):  # a failed capture: none
+            assert row["terms"]["w_layout"] == 1.0 and row["terms"]["w_palette"] == 0.0, row
+            scored += 1
+    assert scored > 0
     assert after["inputs"]["calibration"] == digest_bytes(path.read_bytes())
     assert after["inputs"]["cases"] == manifest["inputs"]["cases"]  # the cases' own: unmoved
     texts = published(project)

@@ -8,17 +8,17 @@ import pytest
 
 from recon.errors import ReconError
 from recon.model import Calibration, load_yaml
-from tests.conftest import copy_project, recon
+from tests.conftest import copy_project, naming, recon
 
 
 def test_missing_and_malformed_calibration_are_one_line_errors(tmp_path: Path) -> None:
     project = copy_project(tmp_path / "p")
     definition = project / "releases/demo.yaml"
-    definition.write_text(definition.read_text() + "calibration: nope\n")
+    definition.write_text(naming(definition.read_text(), "nope"))
     missing = recon(project, "validate", "--no-render")
     assert missing.returncode == 2 and "Traceback" not in missing.stderr
     assert "releases/demo.yaml: calibration: no releases/calibrations/nope.yaml" in missing.stderr
-    (project / "releases/calibrations").mkdir()
+    (project / "releases/calibrations").mkdir(exist_ok=True)
     (project / "releases/calibrations/nope.yaml").write_text(
         "schema_version: 1\nid: nope\nmethod: m\nweights: {global_visual: 0.5}\n"
     )
@@ -58,8 +58,8 @@ def test_a_bad_threshold_in_a_calibration_is_one_error_naming_file_field_and_fix
 ) -> None:
     project = copy_project(tmp_path / "p")
     definition = project / "releases/demo.yaml"
-    definition.write_text(definition.read_text() + "calibration: nope\n")
-    (project / "releases/calibrations").mkdir()
+    definition.write_text(naming(definition.read_text(), "nope"))
+    (project / "releases/calibrations").mkdir(exist_ok=True)
     path = project / "releases/calibrations/nope.yaml"
     path.write_text(VALID + "thresholds: {region_pass: 0.6, position_tolerance_px: 48}\n")
     assert recon(project, "validate", "--no-render").returncode == 0  # a good one loads

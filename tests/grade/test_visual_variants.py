@@ -140,8 +140,15 @@ def _applies(variant: str, got: View, ref: View) -> bool:
 
 Check = Callable[[float, float, float], bool]
 REQUIRED: dict[str, tuple[str, Check]] = {
-    "grey": ("<= faithful - 0.10", lambda s, faithful, white: s <= faithful - 0.10),
-    "first-screen": ("<= 0.35", lambda s, faithful, white: s <= 0.35),
+    # 0.08, not 0.10, since issue 28's fit (releases/calibrations/real-reconstructions.yaml):
+    # people weigh colour at 0.17 of the appearance (0.13-0.21 over folds), and a grey copy
+    # of todomvc, a page with one red heading, scores 0.900 there (the card's variant table)
+    "grey": ("<= faithful - 0.08", lambda s, faithful, white: s <= faithful - 0.08),
+    # "loses at least a third", not "<= 0.35", since issue 28's study: people chose pages
+    # with under half the reference's content and its look over fuller ones (the guard
+    # decides 9 of 18 content-path misses), and on clean-blog's mobile page the first
+    # screen holds 47% of the content (0.588; the card's variant table)
+    "first-screen": ("<= faithful - 0.33", lambda s, faithful, white: s <= faithful - 0.33),
     "top-150": ("<= 0.20", lambda s, faithful, white: s <= 0.20),
     "flat": (">= 0.6", lambda s, faithful, white: s >= 0.6),
     "unstyled": ("below faithful, above blank", lambda s, faithful, white: white < s < faithful),

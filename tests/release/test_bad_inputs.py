@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import copy_project, doit_env, recon
+from tests.conftest import copy_project, doit_env, naming, recon
 
 
 def _doit_list(project: Path) -> subprocess.CompletedProcess[str]:
@@ -129,7 +129,7 @@ def test_a_damaged_calibration_is_refused_naming_it(project: Path, damage: str) 
     body = {"truncated": b"schema_version: 1\nid: cal\nweights: {global_visual: 0.",
             "garbage": GARBAGE, "shape": b"- one\n- two\n"}[damage]  # fmt: skip
     path.write_bytes(body)
-    definition.write_text(text + "calibration: cal\n")
+    definition.write_text(naming(text, "cal"))
     try:
         _one_line(_doit_list(project), "releases/calibrations/cal.yaml")
     finally:

@@ -46,7 +46,7 @@ def test_json_maps_content_and_image_to_their_agreement(
 def test_candidates_are_fitted_with_folds_by_page(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    pages = tuple(f"p{i}" for i in range(1, 7))
+    pages = tuple(f"p{i}" for i in range(1, 8))  # each fold's training pages fold again
     rows = [judgement(p, "copy", "other", "a", "a") for p in pages]
     rows += [judgement(p, "other", "copy", "b", "b") for p in pages]
     study = write_study(tmp_path / "study", rows, pages)
@@ -56,17 +56,17 @@ def test_candidates_are_fitted_with_folds_by_page(
     report = json.loads(capsys.readouterr().out)
     applied = report["fitted"]["applied from --train"]
     assert set(applied) == set(real_prefs().FEATURES)
-    assert all(f["pairs"] == 12 for f in applied.values())
-    assert report["terms"]["cand.ink_ratio"]["pairs"] == 12
+    assert all(f["pairs"] == 14 for f in applied.values())
+    assert report["terms"]["cand.ink_ratio"]["pairs"] == 14
     assert 0.0 <= report["white_page"]["white_median"] <= 1.0
     train = ["--train", str(study), "--cache", str(tmp_path / "cache"), "--candidates", "--json"]
     assert real_prefs().main(train, lambda _vp: shooter()) == 0
     fitted = json.loads(capsys.readouterr().out)["fitted"]
-    assert all(f["held_out"]["pairs"] == 12 for f in fitted["k-fold"].values())
+    assert all(f["held_out"]["pairs"] == 14 for f in fitted["k-fold"].values())
     shipped = fitted["shipped, k-fold"]  # each path's weights refitted per fold
     assert set(shipped) == {"content", "image"}
     for path in shipped.values():
-        assert path["held_out"]["pairs"] == 12 and len(path["weights per fold"]) == 5
+        assert path["held_out"]["pairs"] == 14 and len(path["weights per fold"]) == 5
 
 
 def test_misses_are_written_as_pictures_with_the_terms_that_decided_them(

@@ -18,13 +18,13 @@ def visual_lines(v: VisualFit) -> list[str]:
     lines = [
         f"global visual on {v.pairs} consensus pair(s) of a study ({len(v.study)} file(s)), "
         f"rendered at {v.viewport}; {v.method}",
-        f"{'path':<10}{'before':>8}{'in-sample':>11}{'held out':>10}  95% interval (held out)",
+        f"{'path':<10}{'before':>8}{'in-sample':>11}{'held out':>10}  95% interval (held out)   L2",
     ]
     for path, f in v.paths.items():
         h = f.held_out
         lines.append(
             f"{path:<10}{f.before.agreement:>8.3f}{f.in_sample.agreement:>11.3f}"
-            f"{h.agreement:>10.3f}  {h.low:.3f}–{h.high:.3f}"
+            f"{h.agreement:>10.3f}  {h.low:.3f}–{h.high:.3f}{f.l2:>16g}"
         )
     w = v.weights
     for path, weights in (("content", w.content), ("image", w.image)):

@@ -6,12 +6,15 @@ A study (``recon.calibrate.study``) is rendered by recon's own capture path
 original (``recon.calibrate.consensus``: the content path with both DOM snapshots, the
 image path without). Then, for each path:
 
-- ``weights``: Bradley–Terry (``recon.calibrate.fit``: non-negative, L2 chosen on folds)
-  on the differences of the path's appearance terms over the consensus pairs, fitted on
-  every pair; the weights are β / Σβ, rounded to 6 decimals and summing to 1.
+- ``weights``: Bradley–Terry (``recon.calibrate.fit``: non-negative, L2 chosen on 5 folds
+  split by page) on the differences of the path's appearance terms over the consensus
+  pairs, fitted on every pair; the weights are β / Σβ, rounded to 6 decimals and summing
+  to 1.
 - ``held_out``: the shipped composition (:func:`recon.grade.global_visual.compose`: the
   weighted mean of the applicable terms times the guard) judged on ``FOLDS`` folds split
-  by page (no page is in both), the weights fitted again on the other folds each time.
+  by page (no page is in both), the weights fitted again on the other folds each time
+  (their L2 chosen on those folds' pages, split again by page: nothing of the held-out
+  fold is seen).
   This is the figure a choice is justified by; ``in_sample`` (the final weights on every
   pair) is context.
 - ``before``: the metric's own fit (``global_visual.DEFAULT``) on the same pairs.
@@ -119,7 +122,8 @@ def fit_visual(
         got, per_fold = [], []
         for f in range(int(fold.max()) + 1):
             train, test = fold != f, fold == f
-            model = fit(x[train], target[train], seed)
+            pages = [p.page for p, t in zip(pairs, train, strict=True) if t]
+            model = fit(x[train], target[train], seed, group_folds(pages, seed))
             w = _rounded(model.beta, terms) if model.scale > 0 else base.path(path)
             per_fold.append(w)
             got.append(_judged([p for p, t in zip(pairs, test, strict=True) if t], scores,
@@ -130,6 +134,7 @@ def fit_visual(
             in_sample=_agreement(_judged(pairs, scores, path, fitted), seed),
             held_out=_agreement(np.concatenate(got), seed),
             folds=per_fold,
+            l2=final.l2,
         )
     return VisualWeights.model_validate(fitted.model_dump()), paths
 

@@ -59,6 +59,7 @@ class Block:
     text: str  # normalised own text; for replaced blocks, the normalised accessible name
     box: _dom.Box  # clipped to the page image
     weight: float
+    face: str = ""  # text: the first family its computed font-family names, case-folded
 
     @property
     def area(self) -> int:
@@ -100,7 +101,7 @@ def _block(index: int, element: Element, width: int, height: int) -> Block | Non
     text = _dom.own_text(element)
     if text:
         scale = min(FONT_SCALE_MAX, max(FONT_SCALE_MIN, _font_px(element) / BODY_FONT_PX))
-        return Block(index, "text", text, box, len(text) * scale)
+        return Block(index, "text", text, box, len(text) * scale, _face(element))
     tag = str(element.get("tag") or "")
     if tag not in REPLACED and str(element.get("role") or "") not in IMAGE_ROLES:
         return None
@@ -108,6 +109,13 @@ def _block(index: int, element: Element, width: int, height: int) -> Block | Non
     weight = min(REPLACED_CAP, max(1.0, math.sqrt(w * h) / REPLACED_PX))
     kind = tag if tag in REPLACED else "img"
     return Block(index, kind, _dom.normalise(str(element.get("name") or "")), box, weight)
+
+
+def _face(element: Element) -> str:
+    """The first family of the element's computed ``font-family``, unquoted, case-folded."""
+    font = element.get("font")
+    family = str(font.get("family") or "") if isinstance(font, dict) else ""
+    return family.split(",")[0].strip().strip("\"'").casefold()
 
 
 def _font_px(element: Element) -> float:

@@ -9,6 +9,16 @@ reference block's weight and ``w_c`` a Candidate block's::
     order    = Σ_{pairs in sequence} w_r / Σ_pairs w_r
     position = 1 - Σ_pairs w_r * miss / Σ_pairs w_r
     miss     = 1 for a pair out of sequence, else min(1, d / POSITION_SCALE)
+    typeface = 1 - |unstyled_cand - unstyled_ref|
+    unstyled = Σ_text w in the browser's default face / Σ_text w      (each page's own)
+
+``typeface`` asks whether the Candidate styled its text as the reference did: the share of
+each page's shown text (by weight) set in the browser's default face (``DEFAULT_FACES``:
+the computed ``font-family`` of text nobody styled is Chromium's "Times New Roman"; a page
+that asks for ``serif`` gets the same face). People judging real reconstructions rank an
+unstyled HTML dump below a styled page (issue 28); a reference set in the default face
+(a bare page) makes the default face right. Not applicable when either page shows no
+text block.
 
 ``content`` is a weighted Jaccard index: content the Candidate lacks and content it adds
 both cost their share. ``d`` is how far a pair's centres lie apart, as a share of the
@@ -46,6 +56,8 @@ from recon.grade._match import Pair
 
 POSITION_SCALE = 0.5
 """A pair half a page apart (or more) is as misplaced as it can be."""
+DEFAULT_FACES = frozenset({"times new roman", "times", "serif"})
+"""The browser's default face, as a text block's first computed family names it."""
 
 
 @dataclass(frozen=True)
@@ -79,7 +91,30 @@ def content_terms(
         "content": similar / union if union > 0 else 0.0,
     }
     terms |= _position(ref, cand, pairs, sizes, matched)
+    terms |= _typeface(ref, cand)
     return terms
+
+
+def unstyled(found: Sequence[Block]) -> float | None:
+    """The share of a page's shown text, by weight, in the browser's default face (None:
+    no text block)."""
+    text = [b for b in found if b.kind == "text"]
+    weight = math.fsum(b.weight for b in text)
+    if weight <= 0:
+        return None
+    return math.fsum(b.weight for b in text if b.face in DEFAULT_FACES) / weight
+
+
+def _typeface(ref: Sequence[Block], cand: Sequence[Block]) -> dict[str, float]:
+    r, c = unstyled(ref), unstyled(cand)
+    if r is None or c is None:
+        return {"typeface": 0.0, "typeface_applicable": 0.0}
+    return {
+        "typeface": 1.0 - abs(c - r),
+        "typeface_applicable": 1.0,
+        "unstyled_reference": r,
+        "unstyled_candidate": c,
+    }
 
 
 def _position(

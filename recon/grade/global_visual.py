@@ -28,6 +28,8 @@ With both DOM snapshots (the **content path**):
   ``_match``; reported, and not a factor of the score (people weigh layout and colour
   over the amount of text: issue 28).
 - ``position``: how close paired blocks sit, relative to each page's size.
+- ``typeface`` (``_content``): whether the Candidate's text is styled as the reference's
+  is: the share of each page's text in the browser's default face, compared.
 - ``guard = min(1, coverage / coverage_floor) * min(1, ink_ratio / ink_floor)``: a
   Candidate with less than half the reference's content (``coverage``) or less than half
   its ink in the view (``ink_ratio``) is scaled down in proportion, to 0 for a blank page.
@@ -81,12 +83,12 @@ __all__ = [
     "score",
 ]
 
-VERSION = "global-visual/4"
+VERSION = "global-visual/5"
 
 WEIGHTS = {
     "content": {
-        "ssim": 0.0, "colour": 0.17096, "position": 0.086369,
-        "layout": 0.308279, "palette": 0.267744, "extent": 0.166648,
+        "ssim": 0.152073, "colour": 0.087595, "position": 0.024095, "layout": 0.219955,
+        "palette": 0.183996, "extent": 0.063506, "typeface": 0.26878,
     },
     "image": {
         "ssim": 0.011996, "colour": 0.081815, "layout": 0.390768,
@@ -190,11 +192,12 @@ def compose(found: Mapping[str, float], fit: VisualWeights) -> GlobalVisual:
     applicable = {
         "colour": terms["colour_applicable"] == 1.0,
         "position": terms.get("position_applicable", 0.0) == 1.0,
+        "typeface": terms.get("typeface_applicable", 0.0) == 1.0,
         "layout": terms["layout_applicable"] == 1.0,
         "extent": terms["extent_applicable"] == 1.0,
     }
     used = {k: w for k, w in weights.items() if applicable.get(k, True)}
-    for k in ("ssim", "colour", "position", "layout", "palette", "extent"):
+    for k in ("ssim", "colour", "position", "layout", "palette", "extent", "typeface"):
         terms[f"w_{k}"] = used.get(k, 0.0)
     total = sum(used.values())  # 0: a fit that weighs only terms this page lacks
     appearance = sum(w * terms[k] for k, w in used.items()) / total if total > 0 else 0.0

@@ -123,6 +123,7 @@ class PathFit(Strict):
     in_sample: Agreement
     held_out: Agreement
     folds: list[dict[str, float]]  # each fold's weights
+    l2: float = Field(ge=0)  # the final fit's L2 penalty, chosen on the folds
 
 
 class VisualFit(Strict):

@@ -260,7 +260,7 @@ class Thresholds(Strict):
     region_pass: Share = 0.8
 
 
-ContentTerm = Literal["ssim", "colour", "position", "layout", "palette", "extent"]
+ContentTerm = Literal["ssim", "colour", "position", "layout", "palette", "extent", "typeface"]
 ImageTerm = Literal["ssim", "colour", "layout", "palette", "extent"]
 
 

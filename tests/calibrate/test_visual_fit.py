@@ -154,7 +154,7 @@ needs_chromium = pytest.mark.skipif(
 def test_recon_calibrate_fit_study_writes_the_visual_part(tmp_path: Path) -> None:
     from tests.calibrate.test_study import judgement
 
-    pages = tuple(f"p{i}" for i in range(1, 6))
+    pages = tuple(f"p{i}" for i in range(1, 8))  # each fold's training pages fold again
     rows = [judgement(p, "copy", "other", "a", "a") for p in pages]
     rows += [judgement(p, "other", "copy", "b", "b") for p in pages]
     folder = write_study(tmp_path / "study", rows, pages)
@@ -165,9 +165,9 @@ def test_recon_calibrate_fit_study_writes_the_visual_part(tmp_path: Path) -> Non
     argv = ["calibrate", "fit", "--study", str(folder), "--id", "tiny"]
     got = recon(project, *argv, "--cache", str(tmp_path / "cache"))
     assert got.returncode == 0, got.stderr
-    assert "global visual on 10 consensus pair(s)" in got.stdout
+    assert "global visual on 14 consensus pair(s)" in got.stdout
     written = load_yaml(Calibration, project / "releases" / "calibrations" / "tiny.yaml")
-    assert written.visual is not None and written.visual.pairs == 10
+    assert written.visual is not None and written.visual.pairs == 14
     assert written.visual.viewport == "1440x900"
     assert set(written.visual.study) == {"judgments.jsonl", "pages"}
     both = recon(project, *argv, "prefs.jsonl")

@@ -140,11 +140,11 @@ def _applies(variant: str, got: View, ref: View) -> bool:
 
 Check = Callable[[float, float, float], bool]
 REQUIRED: dict[str, tuple[str, Check]] = {
-    # 0.05, not 0.10, since issue 28's fit (releases/calibrations/real-reconstructions.yaml):
-    # people weigh colour at 0.09 of the content path's appearance (0.13-0.20 over folds),
-    # styling going to typeface, and a grey copy of todomvc, a page whose one colour is its
-    # heading, scores 0.948 there (the card's variant table)
-    "grey": ("<= faithful - 0.05", lambda s, faithful, white: s <= faithful - 0.05),
+    # seen (beyond the no-op tolerance), not "-0.10", since issue 28's fit
+    # (releases/calibrations/real-reconstructions.yaml): how much a grey copy loses is
+    # people's weighting of colour and palette (0.09 and 0.18 of the content path's
+    # appearance), 0.045-0.149 over the suite (the card's variant table)
+    "grey": ("< faithful - 0.02", lambda s, faithful, white: s < faithful - NO_OP),
     # "loses at least a third", not "<= 0.35", since issue 28's study: people chose pages
     # with under half the reference's content and its look over fuller ones (the guard
     # decides 9 of 18 content-path misses), and on clean-blog's mobile page the first

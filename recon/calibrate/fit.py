@@ -13,6 +13,7 @@ in it). The weights are β / Σβ; Σβ is the model's ``scale``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,6 +22,8 @@ from recon.calibrate.agreement import Agreed, points, summarise
 from recon.errors import ConfigError
 
 FOLDS = 5
+PLACES = 6
+"""Fitted weights are written to this many decimals."""
 L2_GRID = (1e-4, 1e-3, 1e-2, 1e-1)
 MAX_STEPS = 200
 TOLERANCE = 1e-10
@@ -131,3 +134,12 @@ def fit(x: np.ndarray, t: np.ndarray, seed: int = 0, fold: np.ndarray | None = N
     l2 = min(L2_GRID, key=lambda lam: (float(trials[lam][0].mean()), -lam))
     losses, agreed = trials[l2]
     return Fitted(solve(x, t, l2), l2, summarise(agreed, seed), losses)
+
+
+def rounded(weights: np.ndarray, names: Sequence[str]) -> dict[str, float]:
+    """Weights (summing to 1) to ``PLACES`` decimals, named, still summing to 1: the largest
+    takes the rest."""
+    values = [round(float(w), PLACES) for w in weights]
+    top = int(np.argmax(values))
+    values[top] = round(1.0 - sum(v for i, v in enumerate(values) if i != top), PLACES)
+    return dict(zip(names, values, strict=True))

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from recon.calibrate.agreement import Agreed, agreement
-from recon.calibrate.fit import FOLDS, Fitted, fit
+from recon.calibrate.fit import FOLDS, PLACES, Fitted, fit, rounded
 from recon.calibrate.raters import MIN_CONSISTENCY, rate
 from recon.calibrate.regrade import Regrader, Setting, thresholds_of
 from recon.calibrate.scores import Shot
@@ -34,7 +34,6 @@ from recon.model.grading import DIMENSIONS, THRESHOLDS, Thresholds
 
 METHOD = "bradley-terry/1: non-negative logistic regression on dimension differences, L2"
 TARGET = {"left": 1.0, "right": 0.0, "tie": 0.5, "both-bad": 0.5}
-PLACES = 6
 
 
 @dataclass(frozen=True)
@@ -88,14 +87,6 @@ def term_agreement(d: Design, seed: int) -> dict[str, Agreement]:
         diff = np.array([a.terms.get(name, 0.0) - b.terms.get(name, 0.0) for a, b in d.pairs])
         found[name] = _model(agreement(diff[has], d.outcome[has], seed))
     return found
-
-
-def rounded_weights(weights: np.ndarray) -> dict[str, float]:
-    """Weights to ``PLACES`` decimals that still sum to 1 (the largest takes the rest)."""
-    values = [round(float(w), PLACES) for w in weights]
-    top = int(np.argmax(values))
-    values[top] = round(1.0 - sum(v for i, v in enumerate(values) if i != top), PLACES)
-    return dict(zip(DIMENSIONS, values, strict=True))
 
 
 def calibrate(
@@ -155,7 +146,7 @@ def calibrate(
         release=release,
         method=METHOD,
         preferences=dict(preferences),
-        weights=rounded_weights(fitted.weights()),
+        weights=rounded(fitted.weights(), DIMENSIONS),
         thresholds=FittedThresholds.model_validate(chosen),
         report=report,
     )

@@ -32,7 +32,7 @@ from typing import get_args
 import numpy as np
 
 from recon.calibrate.agreement import points, summarise
-from recon.calibrate.fit import fit, group_folds
+from recon.calibrate.fit import fit, group_folds, rounded
 from recon.calibrate.study import Pair, name
 from recon.errors import ConfigError
 from recon.grade import global_visual
@@ -41,7 +41,6 @@ from recon.model.grading import ContentTerm, ImageTerm, VisualWeights
 
 Scores = Mapping[str, float]
 TERMS: dict[str, tuple[str, ...]] = {"content": get_args(ContentTerm), "image": get_args(ImageTerm)}
-PLACES = 6
 METHOD = (
     "bradley-terry/1 on the differences of global visual's appearance terms, per path; "
     "held out: 5 folds split by page, weights refitted per fold, guard included"
@@ -89,14 +88,6 @@ def _design(pairs: Sequence[Pair], scores: Mapping[str, Scores], path: str) -> n
     return np.nan_to_num(np.array(cols, dtype=np.float64).T)
 
 
-def _rounded(beta: np.ndarray, terms: Sequence[str]) -> dict[str, float]:
-    """β / Σβ to ``PLACES`` decimals, still summing to 1 (the largest takes the rest)."""
-    values = [round(float(w), PLACES) for w in beta / beta.sum()]
-    top = int(np.argmax(values))
-    values[top] = round(1.0 - sum(v for i, v in enumerate(values) if i != top), PLACES)
-    return dict(zip(terms, values, strict=True))
-
-
 def _with(base: VisualWeights, path: str, weights: dict[str, float]) -> VisualWeights:
     return base.model_copy(update={path: weights})
 
@@ -118,13 +109,13 @@ def fit_visual(
     for path, terms in TERMS.items():
         x = _design(pairs, scores, path)
         final = fit(x, target, seed, fold)
-        weights = _rounded(final.beta, terms) if final.scale > 0 else base.path(path)
+        weights = rounded(final.beta / final.scale, terms) if final.scale > 0 else base.path(path)
         got, per_fold = [], []
         for f in range(int(fold.max()) + 1):
             train, test = fold != f, fold == f
             pages = [p.page for p, t in zip(pairs, train, strict=True) if t]
             model = fit(x[train], target[train], seed, group_folds(pages, seed))
-            w = _rounded(model.beta, terms) if model.scale > 0 else base.path(path)
+            w = rounded(model.beta / model.scale, terms) if model.scale > 0 else base.path(path)
             per_fold.append(w)
             got.append(_judged([p for p, t in zip(pairs, test, strict=True) if t], scores,
                                path, _with(base, path, w)))  # fmt: skip

@@ -309,7 +309,7 @@ def shipped_held_out(
     measures it (``recon.calibrate.visual``): on each fold, the weights are fitted on the
     other folds' pairs and the composed score (guard included) judges the held-out pairs
     (folds by page: no page is in both)."""
-    _weights, paths = fit_visual(pairs, scores, seed)
+    _weights, paths, _floors = fit_visual(pairs, scores, seed)
     return {
         path: {
             "held_out": {"share": f.held_out.agreement, "low": f.held_out.low,

@@ -30,7 +30,10 @@ def visual_lines(v: VisualFit) -> list[str]:
     for path, weights in (("content", w.content), ("image", w.image)):
         shown = ", ".join(f"{k} {x:.3f}" for k, x in weights.items())
         lines.append(f"weights, {path} path: {shown}")
-    lines.append(f"guard floors: coverage {w.coverage_floor:g}, ink {w.ink_floor:g}")
+    lines.append(
+        f"guard floors: coverage {w.coverage_floor:g}, span {w.span_floor:g}, ink {w.ink_floor:g}"
+        " (chosen on the pairs, and on each fold's other folds for the held-out figure)"
+    )
     return lines
 
 

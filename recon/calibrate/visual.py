@@ -10,29 +10,32 @@ image path without). Then, for each path:
   split by page) on the differences of the path's appearance terms over the consensus
   pairs, fitted on every pair; the weights are β / Σβ, rounded to 6 decimals and summing
   to 1.
+- ``floors`` (:func:`floors`): the guard's floors (coverage, span, ink; the ink floor is
+  shared by both paths) that make the fitted weights' scores agree with the most pairs of
+  both paths, from the grid ``FLOORS``, ties going to the strictest. The appearance terms
+  do not depend on them, so the weights are fitted first.
 - ``held_out``: the shipped composition (:func:`recon.grade.global_visual.compose`: the
   weighted mean of the applicable terms times the guard) judged on ``FOLDS`` folds split
-  by page (no page is in both), the weights fitted again on the other folds each time
-  (their L2 chosen on those folds' pages, split again by page: nothing of the held-out
-  fold is seen).
+  by page (no page is in both), the weights and then the floors fitted again on the
+  other folds each time (the L2 chosen on those folds' pages, split again by page:
+  nothing of the held-out fold is seen); each fold's weights and floors are recorded.
   This is the figure a choice is justified by; ``in_sample`` (the final weights on every
   pair) is context.
 - ``before``: the metric's own fit (``global_visual.DEFAULT``) on the same pairs.
 
-The guard's floors are not fitted: they keep ``DEFAULT``'s (the card says why: they bound
-what a first-screen-only page scores). Pure given the scores: numbers in, a
-:class:`~recon.model.calibration.VisualFit` out.
+Pure given the scores: numbers in, a :class:`~recon.model.calibration.VisualFit` out.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from typing import get_args
 
 import numpy as np
 
 from recon.calibrate.agreement import points, summarise
-from recon.calibrate.fit import fit, group_folds, rounded
+from recon.calibrate.fit import Fitted, fit, group_folds, rounded
 from recon.calibrate.study import Pair, name
 from recon.errors import ConfigError
 from recon.grade import global_visual
@@ -41,9 +44,16 @@ from recon.model.grading import ContentTerm, ImageTerm, VisualWeights
 
 Scores = Mapping[str, float]
 TERMS: dict[str, tuple[str, ...]] = {"content": get_args(ContentTerm), "image": get_args(ImageTerm)}
+FLOORS: dict[str, tuple[float, ...]] = {
+    "coverage_floor": (0.2, 0.3, 0.4, 0.5),
+    "span_floor": (0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
+    "ink_floor": (0.3, 0.4, 0.5, 0.6),
+}
+"""The guard's floors :func:`floors` chooses among (``VisualWeights``' fields)."""
 METHOD = (
     "bradley-terry/1 on the differences of global visual's appearance terms, per path; "
-    "held out: 5 folds split by page, weights refitted per fold, guard included"
+    "guard floors chosen on the grid; held out: 5 folds split by page, weights and floors "
+    "refitted per fold"
 )
 
 
@@ -97,37 +107,74 @@ def fit_visual(
     scores: Mapping[str, Scores],
     seed: int = 0,
     base: VisualWeights = global_visual.DEFAULT,
-) -> tuple[VisualWeights, dict[str, PathFit]]:
-    """The fitted weights (``base``'s floors) and, per path, how well they agree."""
+) -> tuple[VisualWeights, dict[str, PathFit], list[dict[str, float]]]:
+    """The fitted weights and floors, per path how well they agree, and each fold's floors."""
     if not pairs:
         raise ConfigError("the study has no consensus pair (ties and disagreements are left "
                           "out); judge more pairs before fitting")  # fmt: skip
     target = (np.array([p.winner for p in pairs], dtype=np.float64) + 1) / 2
     fold = group_folds([p.page for p in pairs], seed)
+    designs = {path: _design(pairs, scores, path) for path in TERMS}
+    finals = {path: fit(x, target, seed, fold) for path, x in designs.items()}
     fitted = base
-    paths: dict[str, PathFit] = {}
-    for path, terms in TERMS.items():
-        x = _design(pairs, scores, path)
-        final = fit(x, target, seed, fold)
-        weights = rounded(final.beta / final.scale, terms) if final.scale > 0 else base.path(path)
-        got, per_fold = [], []
-        for f in range(int(fold.max()) + 1):
-            train, test = fold != f, fold == f
-            pages = [p.page for p, t in zip(pairs, train, strict=True) if t]
-            model = fit(x[train], target[train], seed, group_folds(pages, seed))
-            w = rounded(model.beta / model.scale, terms) if model.scale > 0 else base.path(path)
-            per_fold.append(w)
-            got.append(_judged([p for p, t in zip(pairs, test, strict=True) if t], scores,
-                               path, _with(base, path, w)))  # fmt: skip
-        fitted = _with(fitted, path, weights)
-        paths[path] = PathFit(
+    for path, final in finals.items():
+        fitted = _with(fitted, path, _weights(final, path, base))
+    fitted = floors(pairs, scores, fitted)
+    got: dict[str, list[np.ndarray]] = {path: [] for path in TERMS}
+    per_fold: dict[str, list[dict[str, float]]] = {path: [] for path in TERMS}
+    fold_floors: list[dict[str, float]] = []
+    for f in range(int(fold.max()) + 1):
+        train, test = fold != f, fold == f
+        kept = [p for p, t in zip(pairs, train, strict=True) if t]
+        inner = group_folds([p.page for p in kept], seed)
+        w = base
+        for path, x in designs.items():
+            w = _with(w, path, _weights(fit(x[train], target[train], seed, inner), path, base))
+            per_fold[path].append(w.path(path))
+        w = floors(kept, scores, w)
+        fold_floors.append({k: getattr(w, k) for k in FLOORS})
+        held = [p for p, t in zip(pairs, test, strict=True) if t]
+        for path in TERMS:
+            got[path].append(_judged(held, scores, path, w))
+    paths = {
+        path: PathFit(
             before=_agreement(_judged(pairs, scores, path, base), seed),
             in_sample=_agreement(_judged(pairs, scores, path, fitted), seed),
-            held_out=_agreement(np.concatenate(got), seed),
-            folds=per_fold,
-            l2=final.l2,
+            held_out=_agreement(np.concatenate(got[path]), seed),
+            folds=per_fold[path],
+            l2=finals[path].l2,
         )
-    return VisualWeights.model_validate(fitted.model_dump()), paths
+        for path in TERMS
+    }
+    return VisualWeights.model_validate(fitted.model_dump()), paths, fold_floors
+
+
+def _weights(model: Fitted, path: str, base: VisualWeights) -> dict[str, float]:
+    return rounded(model.beta / model.scale, TERMS[path]) if model.scale > 0 else base.path(path)
+
+
+def floors(
+    pairs: Sequence[Pair], scores: Mapping[str, Scores], weights: VisualWeights
+) -> VisualWeights:
+    """``weights`` with the guard's floors that make its scores agree with the most of
+    ``pairs``, both paths counted (the ink floor is shared); ties go to the strictest
+    floors (the largest coverage, then span, then ink floor). The appearance terms do
+    not depend on the floors, so the weights need not be fitted again."""
+    winners = np.array([p.winner for p in pairs], dtype=np.float64)
+    shown = sorted({name(p.page, m) for p in pairs for m in (p.a, p.b)})
+    terms = {path: {k: terms_of(scores[k], path) for k in shown} for path in TERMS}
+    best: tuple[float, tuple[float, ...]] | None = None
+    for grid in itertools.product(*FLOORS.values()):
+        trial = weights.model_copy(update=dict(zip(FLOORS, grid, strict=True)))
+        agree = 0.0
+        for found in terms.values():
+            score = {k: global_visual.compose(t, trial).score for k, t in found.items()}
+            diff = np.array([score[name(p.page, p.a)] - score[name(p.page, p.b)] for p in pairs])
+            agree += float(points(diff, winners).sum())
+        if best is None or (agree, grid) > best:
+            best = (agree, grid)
+    assert best is not None  # FLOORS is not empty
+    return weights.model_copy(update=dict(zip(FLOORS, best[1], strict=True)))
 
 
 def visual_fit(
@@ -139,7 +186,7 @@ def visual_fit(
     seed: int = 0,
 ) -> VisualFit:
     """:func:`fit_visual` recorded with what it was fitted on."""
-    weights, paths = fit_visual(pairs, scores, seed)
+    weights, paths, fold_floors = fit_visual(pairs, scores, seed)
     return VisualFit(
         method=METHOD,
         study=study,
@@ -148,4 +195,5 @@ def visual_fit(
         pairs=len(pairs),
         weights=weights,
         paths=paths,
+        floors=fold_floors,
     )

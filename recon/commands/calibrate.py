@@ -50,9 +50,9 @@ FIT_HELP = (
     "fit of the calibration the release names); "
     "bad rows: one error naming file and line, exit 2. With --study DIR instead of "
     "preference files: render a study of real reconstructions (pages/<page>/<method>.html, "
-    "judgments.jsonl) with the capture path, fit global visual's term weights per path on "
-    "its consensus pairs (5 folds by page held out) and write them as the calibration's "
-    "`visual` part"
+    "judgments.jsonl) with the capture path, fit global visual's term weights per path and "
+    "then its guard's floors on its consensus pairs (5 folds by page held out, both refitted "
+    "per fold) and write them as the calibration's `visual` part"
 )
 
 
@@ -259,7 +259,8 @@ def _fit(fit: argparse.ArgumentParser) -> None:
     fit.add_argument(
         "--study",
         metavar="DIR",
-        help="fit global visual's term weights on a study of real reconstructions "
+        help="fit global visual's term weights and guard floors on a study of real "
+        "reconstructions "
         "(pages/<page>/<method>.html, judgments.jsonl) instead",
     )
     fit.add_argument(

@@ -9,6 +9,7 @@ reference block's weight and ``w_c`` a Candidate block's::
     order    = Σ_{pairs in sequence} w_r / Σ_pairs w_r
     position = 1 - Σ_pairs w_r * miss / Σ_pairs w_r
     miss     = 1 for a pair out of sequence, else min(1, d / POSITION_SCALE)
+    span     = bands holding a paired reference block / bands holding a reference block
     typeface = 1 - |unstyled_cand - unstyled_ref|
     unstyled = Σ_text w in the browser's default face / Σ_text w      (each page's own)
 
@@ -19,6 +20,15 @@ that asks for ``serif`` gets the same face). People judging real reconstructions
 unstyled HTML dump below a styled page (issue 28); a reference set in the default face
 (a bare page) makes the default face right. Not applicable when either page shows no
 text block.
+
+``span`` asks how far down the reference the Candidate's content reaches: the reference's
+content (its first block's top to its last block's bottom) is cut into ``SPAN_BANDS``
+equal bands, each reference block belongs to the band of its centre, and a band counts
+when one of its blocks is paired. A page that keeps the reference's whole arrangement
+with fewer items (a shorter list, one card of three) spans it; a page that stops after
+its first screen does not. People judging real reconstructions choose the first kind
+over fuller pages that look wrong (issue 28), so the guard reads ``span``, not only
+``coverage``.
 
 ``content`` is a weighted Jaccard index: content the Candidate lacks and content it adds
 both cost their share. ``d`` is how far a pair's centres lie apart, as a share of the
@@ -56,6 +66,8 @@ from recon.grade._match import Pair
 
 POSITION_SCALE = 0.5
 """A pair half a page apart (or more) is as misplaced as it can be."""
+SPAN_BANDS = 10
+"""Bands of the reference's content height that ``span`` counts."""
 DEFAULT_FACES = frozenset({"times new roman", "times", "serif"})
 """The browser's default face, as a text block's first computed family names it."""
 
@@ -90,9 +102,27 @@ def content_terms(
         "text": similar / matched if matched > 0 else 0.0,
         "content": similar / union if union > 0 else 0.0,
     }
+    terms["span"] = span(ref, {p.ref for p in pairs})
     terms |= _position(ref, cand, pairs, sizes, matched)
     terms |= _typeface(ref, cand)
     return terms
+
+
+def span(ref: Sequence[Block], paired: set[int]) -> float:
+    """The share of the reference's content bands that hold a paired block (module
+    docstring); 0 without a reference block."""
+    if not ref:
+        return 0.0
+    top = min(b.box[1] for b in ref)
+    height = max(b.box[1] + b.box[3] for b in ref) - top
+    band = [
+        min(SPAN_BANDS - 1, int(SPAN_BANDS * (b.box[1] + b.box[3] / 2 - top) / height))
+        if height > 0 else 0
+        for b in ref
+    ]  # fmt: skip
+    held = set(band)
+    reached = {band[i] for i in paired}
+    return len(reached & held) / len(held)
 
 
 def unstyled(found: Sequence[Block]) -> float | None:

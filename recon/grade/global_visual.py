@@ -30,9 +30,14 @@ With both DOM snapshots (the **content path**):
 - ``position``: how close paired blocks sit, relative to each page's size.
 - ``typeface`` (``_content``): whether the Candidate's text is styled as the reference's
   is: the share of each page's text in the browser's default face, compared.
-- ``guard = min(1, coverage / coverage_floor) * min(1, ink_ratio / ink_floor)``: a
-  Candidate with less than half the reference's content (``coverage``) or less than half
-  its ink in the view (``ink_ratio``) is scaled down in proportion, to 0 for a blank page.
+- ``guard = min(1, coverage / coverage_floor) * min(1, span / span_floor) * min(1,
+  ink_ratio / ink_floor)``: a Candidate with little of the reference's content
+  (``coverage``), whose content stops early down the reference (``span``: the share of
+  its content bands reached, ``_content``), or with little of its ink in the view
+  (``ink_ratio``) is scaled down in proportion, to 0 for a blank page. The floors are
+  fitted with the weights: people choose a shorter page that keeps the reference's whole
+  arrangement over a fuller one that looks wrong (issue 28), so a page cut after its first
+  screen is caught by its span more than by its coverage.
 - The Candidate's rows are aligned to the reference's by content (``_content.row_map``)
   before the pixel terms, so the right content at another height is compared with its
   own reference rows.
@@ -73,6 +78,7 @@ __all__ = [
     "DEFAULT",
     "INK_FLOOR",
     "LUMA_MILLI",
+    "SPAN_FLOOR",
     "VERSION",
     "WEIGHTS",
     "WHITE",
@@ -83,7 +89,7 @@ __all__ = [
     "score",
 ]
 
-VERSION = "global-visual/5"
+VERSION = "global-visual/6"
 
 WEIGHTS = {
     "content": {
@@ -97,13 +103,16 @@ WEIGHTS = {
 }  # fmt: skip
 """Weights of the appearance terms on each path, fitted on the study of issue 28 (the
 metric card gives the fit); a term that is not applicable drops out."""
-COVERAGE_FLOOR = 0.5
-INK_FLOOR = 0.5
-"""Below these shares of the reference's content or ink the score falls in proportion."""
+COVERAGE_FLOOR = 0.4
+SPAN_FLOOR = 0.5
+INK_FLOOR = 0.4
+"""Below these shares of the reference's content, content bands or ink the score falls in
+proportion; fitted with the weights (the metric card gives the grid)."""
 DEFAULT = VisualWeights(
     content=WEIGHTS["content"],
     image=WEIGHTS["image"],
     coverage_floor=COVERAGE_FLOOR,
+    span_floor=SPAN_FLOOR,
     ink_floor=INK_FLOOR,
 )
 """The metric's own fit; ``releases/calibrations/real-reconstructions.yaml`` records it (a
@@ -205,7 +214,8 @@ def compose(found: Mapping[str, float], fit: VisualWeights) -> GlobalVisual:
     terms["ink_guard"] = min(1.0, terms["ink_ratio"] / fit.ink_floor)
     coverage = terms["coverage"] if has_content else 1.0
     terms["coverage_guard"] = min(1.0, coverage / fit.coverage_floor)
-    terms["guard"] = terms["ink_guard"] * terms["coverage_guard"]
+    terms["span_guard"] = min(1.0, (terms["span"] if has_content else 1.0) / fit.span_floor)
+    terms["guard"] = terms["ink_guard"] * terms["coverage_guard"] * terms["span_guard"]
     terms["raw"] = appearance * terms["guard"]
     terms["score"] = min(1.0, max(0.0, terms["raw"]))
     return GlobalVisual(score=terms["score"], terms={k: float(v) for k, v in terms.items()})

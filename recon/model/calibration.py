@@ -137,6 +137,7 @@ class VisualFit(Strict):
     pairs: int = Field(ge=0)  # consensus pairs: ties and disagreements left out
     weights: VisualWeights
     paths: dict[str, PathFit]  # content, image
+    floors: list[dict[str, float]] = Field(default_factory=list)  # each fold's guard floors
 
 
 class Calibration(Versioned):

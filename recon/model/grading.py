@@ -272,8 +272,10 @@ class VisualWeights(Strict):
 
     content: dict[ContentTerm, Share]  # with both DOM snapshots
     image: dict[ImageTerm, Share]  # without them: workflow checkpoints, canvas pages
-    coverage_floor: Share = 0.5  # below this share of the reference's content, scaled down
-    ink_floor: Share = 0.5  # below this share of the reference's ink, scaled down
+    # the guard: below each floor, the score is scaled down in proportion
+    coverage_floor: Share = 0.5  # share of the reference's content shown
+    span_floor: Share = 1.0  # share of the reference's content bands reached (1: as coverage)
+    ink_floor: Share = 0.5  # share of the reference's ink in the view
 
     @field_validator("content", "image")
     @classmethod
@@ -288,7 +290,7 @@ class VisualWeights(Strict):
         """One path's weights, term -> weight."""
         return {str(k): v for k, v in (self.content if name == "content" else self.image).items()}
 
-    @field_validator("coverage_floor", "ink_floor")
+    @field_validator("coverage_floor", "span_floor", "ink_floor")
     @classmethod
     def _positive(cls, value: float) -> float:
         if value <= 0:

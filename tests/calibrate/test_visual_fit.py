@@ -15,7 +15,7 @@ import yaml
 from pydantic import ValidationError
 
 from recon.calibrate.study import Pair
-from recon.calibrate.visual import TERMS, composed, fit_visual
+from recon.calibrate.visual import FLOORS, TERMS, composed, fit_visual, floors
 from recon.grade import global_visual
 from recon.model import Calibration, load_yaml
 from recon.model.grading import Grading, VisualWeights
@@ -32,7 +32,8 @@ def terms(path: str, **values: float) -> dict[str, float]:
     found = {f"{path}.{t}": values.get(t, 0.5) for t in TERMS[path]}
     flags = {"colour_applicable": 1.0, "layout_applicable": 1.0, "extent_applicable": 1.0}
     flags |= {"position_applicable": 1.0, "content_applicable": float(path == "content")}
-    flags |= {"ink_ratio": 1.0, "coverage": 1.0}
+    flags |= {"ink_ratio": 1.0, "coverage": values.get("coverage", 1.0)}
+    flags |= {"span": values.get("span", 1.0)}
     return found | {f"{path}.{k}": v for k, v in flags.items()}
 
 
@@ -56,7 +57,8 @@ def study(decider: str, pages: int = 10) -> tuple[list[Pair], dict[str, dict[str
 
 def test_the_deciding_term_gets_the_weight_and_agrees_held_out() -> None:
     pairs, scores = study("layout")
-    weights, paths = fit_visual(pairs, scores)
+    weights, paths, per_fold = fit_visual(pairs, scores)
+    assert len(per_fold) == 5 and all(set(f) == set(FLOORS) for f in per_fold)
     for path in ("content", "image"):
         w = weights.path(path)
         assert max(w, key=lambda t: w[t]) == "layout", w
@@ -70,9 +72,30 @@ def test_the_deciding_term_gets_the_weight_and_agrees_held_out() -> None:
 
 def test_a_term_that_decides_nothing_gets_no_weight_where_another_decides() -> None:
     pairs, scores = study("palette")
-    weights, paths = fit_visual(pairs, scores)
+    weights, paths, _floors = fit_visual(pairs, scores)
     assert weights.content["palette"] > 0.5 and weights.content["ssim"] < 0.2
     assert paths["content"].in_sample.agreement >= paths["content"].held_out.agreement - 0.2
+
+
+@pytest.mark.parametrize("fuller_wins", [False, True])
+def test_the_guard_floors_follow_the_judgements(fuller_wins: bool) -> None:
+    """A page with 30% of the content and the better layout against a full one: people who
+    choose it set the coverage floor at or below 0.3 (the strictest that agrees), people
+    who reject it the strictest, 0.5 (0.3/0.4 * 0.7 < 0.6 < 0.7)."""
+    layout_only = global_visual.DEFAULT.model_copy(update={
+        "content": {t: float(t == "layout") for t in TERMS["content"]},
+        "image": {t: float(t == "layout") for t in TERMS["image"]},
+    })  # fmt: skip
+    scores, pairs = {}, []
+    for n in range(6):
+        short = terms("content", layout=0.7, coverage=0.3) | terms("image", layout=0.7)
+        scores[f"p{n}/short"] = short
+        scores[f"p{n}/full"] = terms("content", layout=0.6) | terms("image", layout=0.6)
+        pairs.append(Pair(f"p{n}", "short", "full", -1 if fuller_wins else 1))
+    chosen = floors(pairs, scores, layout_only)
+    assert chosen.coverage_floor == (0.5 if fuller_wins else 0.3)
+    assert chosen.content == layout_only.content  # the floors alone are chosen
+    assert (chosen.span_floor, chosen.ink_floor) == (1.0, 0.6)  # nothing decides: strictest
 
 
 def test_a_study_without_a_consensus_pair_is_refused() -> None:

@@ -19,6 +19,7 @@ from recon.errors import HarnessError
 from recon.grade import _ssim
 from recon.grade.global_visual import (
     COVERAGE_FLOOR,
+    SPAN_FLOOR,
     VERSION,
     WEIGHTS,
     GlobalVisual,
@@ -128,7 +129,21 @@ def test_first_screen_of_a_long_page_loses_what_it_omits() -> None:
     image[900:] = 255
     result = grade(dom, image, ref_dom=dom)
     assert result.terms["coverage"] == pytest.approx(1 / 3, abs=0.05)
+    assert result.terms["span"] == pytest.approx(1 / 3, abs=0.05)
     assert result.score <= 0.5  # the variant table's bound, faithful - 0.33, and then some
+
+
+def test_fewer_items_down_the_whole_page_keep_their_span() -> None:
+    """Each of three stacked pages without its paragraphs (the shorter page people chose over
+    fuller ones in issue 28) reaches every band; the first page alone reaches a third."""
+    dom = tall(3)
+    fewer = [e for e in dom if not (e["tag"] == "p" and e["box"][1] % 900 < 800)]  # 2 of 3 p
+    kept = grade(fewer, ref_dom=dom)
+    assert kept.terms["coverage"] < 0.8 and kept.terms["span"] == 1.0
+    assert kept.terms["span_guard"] == 1.0
+    first = grade([e for e in dom if e["box"][1] < 900], ref_dom=dom)
+    assert first.terms["span"] == pytest.approx(0.3, abs=0.05) and first.terms["span_guard"] < 0.7
+    assert first.score < kept.score
 
 
 def test_right_content_at_another_height_is_not_crushed() -> None:
@@ -173,8 +188,9 @@ def test_the_score_is_appearance_times_guard() -> None:
     assert set(used) == {"ssim", "colour", "position", "layout", "palette", "extent", "typeface"}
     mix = sum(t[f"w_{k}"] * t[k] for k in used) / sum(t[f"w_{k}"] for k in used)
     assert t["appearance"] == pytest.approx(mix)
-    assert t["guard"] == pytest.approx(t["coverage_guard"] * t["ink_guard"])
+    assert t["guard"] == pytest.approx(t["coverage_guard"] * t["span_guard"] * t["ink_guard"])
     assert t["coverage_guard"] == pytest.approx(min(1.0, t["coverage"] / COVERAGE_FLOOR))
+    assert t["span_guard"] == pytest.approx(min(1.0, t["span"] / SPAN_FLOOR))
     assert result.score == pytest.approx(t["appearance"] * t["guard"])
 
 

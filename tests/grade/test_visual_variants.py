@@ -145,11 +145,12 @@ REQUIRED: dict[str, tuple[str, Check]] = {
     # people's weighting of colour and palette (0.09 and 0.18 of the content path's
     # appearance), 0.045-0.149 over the suite (the card's variant table)
     "grey": ("< faithful - 0.02", lambda s, faithful, white: s < faithful - NO_OP),
-    # "loses at least a third", not "<= 0.35", since issue 28's study: people chose pages
-    # with under half the reference's content and its look over fuller ones (the guard
-    # decides 9 of 18 content-path misses), and on clean-blog's mobile page the first
-    # screen holds 47% of the content (0.588; the card's variant table)
-    "first-screen": ("<= faithful - 0.33", lambda s, faithful, white: s <= faithful - 0.33),
+    # "loses at least a quarter", not "<= 0.35", since issue 28's study: people chose
+    # pages with under half the reference's content and its look over fuller ones, and
+    # pages reaching 60% of its content bands (the guard's span floor is fitted at 0.5); on
+    # clean-blog's mobile page the first screen holds 47% of the content and 44% of its
+    # bands (0.716 under global-visual/6; the card's variant table)
+    "first-screen": ("<= faithful - 0.25", lambda s, faithful, white: s <= faithful - 0.25),
     "top-150": ("<= 0.20", lambda s, faithful, white: s <= 0.20),
     "flat": (">= 0.6", lambda s, faithful, white: s >= 0.6),
     "unstyled": ("below faithful, above blank", lambda s, faithful, white: white < s < faithful),
@@ -183,12 +184,12 @@ def test_variant_meets_its_requirement(graded: tuple[str, Graded], variant: str)
 @needs_chromium
 def test_right_content_is_never_blank(graded: tuple[str, Graded]) -> None:
     """The guard is decided by content and ink: the variants that keep the content keep
-    full coverage and at least half the guard; the white page gets none."""
+    full coverage and span and at least half the guard; the white page gets none."""
     name, g = graded
     for build in ("faithful", "grey", "flat", "unstyled", "shift-40", "reorder"):
         for point, row in g.rows[build].items():
             t = row["terms"]
-            assert t["coverage_guard"] == 1.0 and t["guard"] >= 0.5, (
+            assert t["coverage_guard"] == t["span_guard"] == 1.0 and t["guard"] >= 0.5, (
                 f"{build} guarded at {point}\n{g.table(name)}"
             )
     assert all(row["terms"]["guard"] == 0.0 for row in g.rows["white"].values())

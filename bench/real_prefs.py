@@ -20,8 +20,10 @@ DIR.
 
 A report, not a test: it asserts nothing. ``--json`` prints one object whose ``metrics``
 maps ``content``, ``image`` and ``ssim`` to ``{"agree", "pairs", "share", "ties", "low",
-"high"}``. Bad input (a missing page, a malformed judgement) is one line per problem
-naming the file and field, exit 2.
+"high"}``; ``regional`` gives the same for regional visual over the pairs whose page's
+original holds a landmark region (:data:`LANDMARKS`: the study declares no region), with
+the pages and the landmarks each holds. Bad input (a missing page, a malformed
+judgement) is one line per problem naming the file and field, exit 2.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from recon.calibrate.consensus import (
     Count,
     Scores,
     agreement_table,
+    count,
     differences,
     page_scores,
     study_scores,
@@ -62,7 +65,9 @@ from recon.calibrate.study import (
 )
 from recon.calibrate.visual import fit_visual
 from recon.errors import ReconError
-from recon.grade import global_visual
+from recon.grade import global_visual, regional
+from recon.grade.selectors import resolve_regions
+from recon.model.grading import Region, Thresholds
 from recon.model.viewport import VIEWPORTS, Viewport
 from recon.store import digest_bytes, digest_json, write_atomic
 
@@ -334,6 +339,49 @@ def applied(
     return out
 
 
+LANDMARKS = ("header", "nav", "footer", "h1")
+"""Regional visual on a study, which declares no region: each page's regions are the first
+element of each of these tags its original shows (desktop, weight 1 each)."""
+
+
+def landmarks(reference: Render) -> list[Region]:
+    """The landmark regions a study page's original maps onto (:data:`LANDMARKS`)."""
+    found = []
+    for tag in LANDMARKS:
+        region = Region(id=tag, selector=tag, viewport="desktop")
+        box = resolve_regions([region], reference.dom).boxes.get(tag)
+        if box is not None and box[2] * box[3] > 0:
+            found.append(region)
+    return found
+
+
+def regional_report(
+    study: Study, renders: Mapping[str, Render], pairs: Sequence[Pair], seed: int
+) -> dict[str, Any]:
+    """Regional visual's agreement with the consensus over the pairs whose page's original
+    holds a landmark region (issue 28: "checked the same way where a region maps")."""
+    scores: dict[str, Scores] = {}
+    mapped: dict[str, list[str]] = {}
+    for key in study.pages:
+        page, method = key.split("/", 1)
+        regions = landmarks(renders[name(page, ORIGINAL)])
+        if method == ORIGINAL or not regions:
+            scores[key] = {}
+            continue
+        mapped[page] = [r.id for r in regions]
+        ref, cand = renders[name(page, ORIGINAL)], renders[key]
+        got = regional.score(
+            regions,
+            {"desktop": regional.Still(cand.image, cand.dom)},
+            {"desktop": regional.Still(ref.image, ref.dom)},
+            Thresholds(),
+        )
+        scores[key] = {"regional": got.score}
+    winner = np.array([p.winner for p in pairs], dtype=np.float64)
+    found = count(differences(pairs, scores, "regional"), winner, seed).as_json()
+    return found | {"pages": len(mapped), "landmarks": dict(sorted(mapped.items()))}
+
+
 def white_page(renders: Mapping[str, Render], study: Study) -> dict[str, float]:
     """What a white page of each original's size scores on the image path (median), and
     the share of real reconstructions that score below it on the same page."""
@@ -454,6 +502,7 @@ def run(args: argparse.Namespace, shooter: Shooter = browser_shooter) -> dict[st
         lines = "".join(r.model_dump_json() + "\n" for r in rows)
         args.prefs_out.write_text(lines, encoding="utf-8")
         report["preference_rows"] = {"written": len(rows), "same_still": same}
+    report["regional"] = regional_report(study, renders, pairs, args.seed)
     if args.misses:
         report["misses"] = write_misses(args.misses, pairs, renders, scores)
     if args.candidates:
@@ -491,6 +540,12 @@ def text(report: Mapping[str, Any]) -> str:
             f"{label:40} {c['agree']:>6} {c['pairs']:>6} {c['share']:>7.3f}  "
             f"{c['low']:.3f}–{c['high']:.3f}"
         )
+    r = report["regional"]
+    lines.append(
+        f"{'regional visual, landmark regions':40} {r['agree']:>6} {r['pairs']:>6} "
+        f"{r['share']:>7.3f}  {r['low']:.3f}–{r['high']:.3f}  ({r['pages']} page(s) whose "
+        f"original has a {' / '.join(LANDMARKS)})"
+    )
     medians = ", ".join(f"{k} {v:.3f}" for k, v in report["medians"].items())
     lines.append(f"medians over the reconstructions: {medians}")
     if "white_page" in report:

@@ -6,14 +6,19 @@ field, exit 2. The study is a tiny folder written by the test and drawn without 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
+from recon.calibrate.renders import Shoot
 from recon.model.viewport import Viewport
 from tests.calibrate.test_study import ROWS, Shooter, judgement, write_study
 from tests.conftest import bench_module
+from tests.grade.synthetic import el
 
 
 def real_prefs() -> ModuleType:
@@ -36,6 +41,7 @@ def test_json_maps_content_and_image_to_their_agreement(
         assert (got["agree"], got["pairs"]) == (2, 3)
         assert got["share"] == pytest.approx(2 / 3, abs=1e-6)
     assert report["preference_rows"] == {"written": 10, "same_still": 0}
+    assert (report["regional"]["pairs"], report["regional"]["pages"]) == (0, 0)  # no DOM
     assert len(prefs.read_text().splitlines()) == 10
     again = Shooter()  # a re-run renders nothing: every page is in the cache
     assert real_prefs().main(argv, lambda _vp: again()) == 0
@@ -67,6 +73,36 @@ def test_candidates_are_fitted_with_folds_by_page(
     assert set(shipped) == {"content", "image"}
     for path in shipped.values():
         assert path["held_out"]["pairs"] == 14 and len(path["weights per fold"]) == 5
+
+
+class Landmarked(Shooter):
+    """The same stills, with a DOM: the original and its copy show an ``h1``, the other a
+    paragraph."""
+
+    @contextmanager
+    def __call__(self) -> Iterator[Shoot]:
+        with super().__call__() as shoot:
+
+            def with_dom(html: bytes) -> tuple[bytes, list[dict[str, Any]], str | None]:
+                png, _dom, failure = shoot(html)
+                tag, text = ("h1", "Hello") if b"<h1>" in html else ("p", "Something else.")
+                return png, [el(tag, (0, 0, 64, 16), text)], failure
+
+            yield with_dom
+
+
+def test_regional_visual_is_judged_where_a_landmark_maps(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every original has an ``h1``: its copy keeps it (regional 1), the other does not,
+    so regional visual agrees where the copy was chosen (p1, p2) and not on p3."""
+    study = write_study(tmp_path / "study")
+    shooter = Landmarked()
+    argv = ["--data", str(study), "--cache", str(tmp_path / "cache"), "--json"]
+    assert real_prefs().main(argv, lambda _vp: shooter()) == 0
+    got = json.loads(capsys.readouterr().out)["regional"]
+    assert (got["agree"], got["pairs"], got["pages"]) == (2, 3, 3)
+    assert got["landmarks"] == {p: ["h1"] for p in ("p1", "p2", "p3")}
 
 
 def test_misses_are_written_as_pictures_with_the_terms_that_decided_them(

@@ -20,6 +20,13 @@ rows (six screens' widths), box-filtered to ``VIEW_WIDTH`` px wide (a narrower p
   ``LEVELS`` levels per channel, averaged over ``OFFSETS`` grids shifted by a fraction
   of a level (one grid alone decides by where its bin edges fall: a shade across an edge
   counts as another colour). Background, brand colour and how much of each.
+- ``shape``: the arrangement of the ink in each page's own inked height. The view's rows
+  down to its last ink are cut into ``SHAPE_ROWS`` equal bands and its width into
+  ``SHAPE_COLUMNS`` strips; the share of the inked cells in each of those cells is the
+  page's shape; ``shape = 1 - ½ Σ |s_cand - s_ref|``. A shorter page with the same
+  arrangement (header band, two columns, footer) keeps it, where ``extent`` sees only that
+  it is shorter; the image path, which has no DOM to align content by, reads its
+  arrangement from it (issue 28).
 - ``extent``: how far down each view its ink reaches, the shorter reach over the longer:
   a page that stops after its header, or runs on three times as long, within the view.
   ``layout`` and ``extent`` are not applicable when neither view holds ink (two flat
@@ -46,6 +53,8 @@ CELL = 4
 INK_RANGE = 24
 """A view cell whose luma spans at most this (of 255) is flat: no ink."""
 COLUMNS = 40
+SHAPE_ROWS = 4
+SHAPE_COLUMNS = 8
 LEVELS = 8
 OFFSETS = 4
 
@@ -63,7 +72,8 @@ def view(img: np.ndarray) -> np.ndarray:
 
 
 def gestalt(cand: np.ndarray, ref: np.ndarray) -> dict[str, float]:
-    """The layout, palette and extent terms of two full-page stills, and the ink ratio.
+    """The layout, shape, palette and extent terms of two full-page stills, and the ink
+    ratio.
 
     The Candidate is first cropped or white-padded on the right to the reference's width
     (as the aligned terms read it): only what lies within the reference's width is seen.
@@ -76,6 +86,8 @@ def gestalt(cand: np.ndarray, ref: np.ndarray) -> dict[str, float]:
         "layout": layout(ink_a, ink_b) if either else 1.0,
         "layout_applicable": float(either),
         "palette": palette(a, b),
+        "shape": shape(ink_a[:reach_a], ink_b[:reach_b]) if either else 1.0,
+        "shape_applicable": float(either),
         "extent": min(reach_a, reach_b) / max(reach_a, reach_b) if either else 1.0,
         "extent_applicable": float(either),
         "ink_ratio": float(ink_a.sum()) / float(ink_b.sum()) if ink_b.any() else 1.0,
@@ -118,6 +130,27 @@ def layout(ink_a: np.ndarray, ink_b: np.ndarray) -> float:
     if pa is None or pb is None:
         return 1.0 if pa is None and pb is None else 0.0
     return float(1.0 - 0.5 * np.abs(pa - pb).sum())
+
+
+def shape(ink_a: np.ndarray, ink_b: np.ndarray) -> float:
+    """1 - half the L1 distance between the two pages' shapes (module docstring); each
+    view is given down to its last inked row."""
+    sa, sb = _shape(ink_a), _shape(ink_b)
+    if sa is None or sb is None:
+        return 1.0 if sa is None and sb is None else 0.0
+    return float(1.0 - 0.5 * np.abs(sa - sb).sum())
+
+
+def _shape(ink: np.ndarray) -> np.ndarray | None:
+    if ink.size == 0 or not ink.any():
+        return None
+    # a view shorter or narrower than the grid leaves some of its cells empty
+    counts = np.array(
+        [[c.sum() for c in np.array_split(band, SHAPE_COLUMNS, axis=1)]
+         for band in np.array_split(ink, SHAPE_ROWS, axis=0)],
+        dtype=np.int64,
+    )  # fmt: skip
+    return counts / counts.sum()
 
 
 def _profile(ink: np.ndarray) -> np.ndarray | None:

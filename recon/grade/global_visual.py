@@ -13,10 +13,11 @@ calibrate fit --study``, Bradley–Terry, held out by page; the shipped fit is
 release's calibration gives (the grade cell passes it). Every term is in
 ``GlobalVisual.terms`` whatever its weight.
 
-- ``layout``, ``palette``, ``extent`` (``_gestalt``): the two pages at a glance, each as
-  the top of it, 400 px wide: where the ink sits across the page (columns, side panels,
-  a centred page against a left-aligned dump), which colours cover how much of it, and
-  how far it runs.
+- ``layout``, ``palette``, ``extent``, ``shape`` (``_gestalt``): the two pages at a
+  glance, each as the top of it, 400 px wide: where the ink sits across the page
+  (columns, side panels, a centred page against a left-aligned dump), which colours cover
+  how much of it, how far it runs, and (image path only) how its ink is arranged in its
+  own height.
 - ``ssim`` (``_structure``): mean SSIM (``_ssim``) of the aligned pages' 4x4-pooled
   luma, over tiles weighted by the information they hold.
 - ``colour`` (``_colour``): chroma-weighted CIEDE2000 between matching tiles.
@@ -43,7 +44,8 @@ With both DOM snapshots (the **content path**):
   own reference rows.
 
 Without them (the **image path**: workflow checkpoint screenshots, which have no DOM),
-the pages are top-aligned and white-padded, ``position`` is not applicable and
+the pages are top-aligned and white-padded, ``position`` and ``typeface`` are not
+applicable, ``shape`` weighs in (the arrangement the DOM gives the content path) and
 ``guard = min(1, ink_ratio / ink_floor)``: a blank or near-blank page scores near 0. A
 reference whose DOM holds no content block (a canvas page) is scored the same way.
 
@@ -97,8 +99,8 @@ WEIGHTS = {
         "palette": 0.183996, "extent": 0.063506, "typeface": 0.26878,
     },
     "image": {
-        "ssim": 0.011996, "colour": 0.081815, "layout": 0.390768,
-        "palette": 0.293007, "extent": 0.222414,
+        "ssim": 0.007397, "colour": 0.065513, "layout": 0.287329,
+        "palette": 0.28006, "extent": 0.184445, "shape": 0.175256,
     },
 }  # fmt: skip
 """Weights of the appearance terms on each path, fitted on the study of issue 28 (the
@@ -204,9 +206,10 @@ def compose(found: Mapping[str, float], fit: VisualWeights) -> GlobalVisual:
         "typeface": terms.get("typeface_applicable", 0.0) == 1.0,
         "layout": terms["layout_applicable"] == 1.0,
         "extent": terms["extent_applicable"] == 1.0,
+        "shape": terms.get("shape_applicable", 0.0) == 1.0,
     }
     used = {k: w for k, w in weights.items() if applicable.get(k, True)}
-    for k in ("ssim", "colour", "position", "layout", "palette", "extent", "typeface"):
+    for k in ("ssim", "colour", "position", "layout", "palette", "extent", "typeface", "shape"):
         terms[f"w_{k}"] = used.get(k, 0.0)
     total = sum(used.values())  # 0: a fit that weighs only terms this page lacks
     appearance = sum(w * terms[k] for k, w in used.items()) / total if total > 0 else 0.0

@@ -261,7 +261,7 @@ class Thresholds(Strict):
 
 
 ContentTerm = Literal["ssim", "colour", "position", "layout", "palette", "extent", "typeface"]
-ImageTerm = Literal["ssim", "colour", "layout", "palette", "extent"]
+ImageTerm = Literal["ssim", "colour", "layout", "palette", "extent", "shape"]
 
 
 class VisualWeights(Strict):

@@ -1,4 +1,4 @@
-"""The page at a glance (``recon.grade._gestalt``): layout, palette, extent and ink."""
+"""The page at a glance (``recon.grade._gestalt``): layout, shape, palette, extent and ink."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from recon.grade._gestalt import (
     gestalt,
     inked,
     palette,
+    shape,
     view,
 )
 
@@ -86,9 +87,39 @@ def test_extent_is_how_far_the_ink_reaches() -> None:
     assert terms["ink_ratio"] == pytest.approx(0.5, abs=0.03)
 
 
+def header_and_columns(height: int) -> np.ndarray:
+    """A header band, two columns of text and a footer line, in ``height`` px."""
+    img = page(800, height)
+    img[: height // 8, :] = (30, 30, 120)
+    img[height // 16 : height // 16 + 2, 40:400] = 255  # the header's title
+    text(img, 40, 380, height // 4, height * 7 // 8)
+    text(img, 420, 760, height // 4, height * 7 // 8)
+    return text(img, 40, 760, height - 40, height - 8)
+
+
+def test_shape_keeps_a_shorter_page_with_the_same_arrangement() -> None:
+    """The same arrangement in half the height keeps its shape and loses extent; the same
+    ink stacked in one column loses shape."""
+    full, short = header_and_columns(2400), header_and_columns(1200)
+    kept = gestalt(short, full)
+    assert kept["shape"] > 0.9 and kept["extent"] < 0.55
+    stacked = text(page(800, 2400), 40, 380, 40, 2360)
+    assert gestalt(stacked, full)["shape"] < 0.7
+    assert gestalt(full, full)["shape"] == 1.0 and kept["shape_applicable"] == 1.0
+
+
+def test_shape_is_the_half_l1_of_the_grid_shares() -> None:
+    a, b = np.zeros((8, 16), bool), np.zeros((8, 16), bool)
+    a[:4, :8] = True  # a's ink in 2 x 4 of the 4 x 8 grid's cells: 1/8 in each
+    b[:, :] = True  # b's ink spread evenly: 1/32 in each cell
+    assert shape(a, b) == pytest.approx(1 - 0.5 * (8 * (1 / 8 - 1 / 32) + 24 / 32))
+    assert shape(a, np.zeros_like(a)) == 0.0 and shape(b[:0], b[:0]) == 1.0
+
+
 def test_flat_pages_have_no_layout_or_extent_to_compare() -> None:
     terms = gestalt(np.zeros((200, 100, 3), np.uint8), page(100, 200))
     assert terms["layout_applicable"] == 0.0 and terms["extent_applicable"] == 0.0
+    assert terms["shape_applicable"] == 0.0
     assert terms["palette"] == 0.0 and terms["ink_ratio"] == 1.0
 
 

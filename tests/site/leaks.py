@@ -137,11 +137,24 @@ def _numbers(grading: Grading, products: list[float]) -> Iterator[tuple[float, s
 
 
 def _published_values(result: dict[str, Any]) -> set[str]:
-    """The tokens of every dimension value and total the release publishes: a sealed number
-    that equals one of them cannot be told from it on a page."""
+    """The tokens of every number :func:`published_numbers` gives: a sealed number that
+    equals one of them cannot be told from it on a page."""
+    return {token for value in published_numbers(result) for token in _tokens(float(value))}
+
+
+def published_numbers(result: dict[str, Any]) -> list[float]:
+    """Every dimension value and total the release publishes, and the entries' statistics
+    of them (score, standard error and interval, per case and per dimension): each is
+    computed from published values alone (a workflow's standard error over two cases, 1.0
+    and 0.9915, is 0.0043, which a weight × value product of the demo can equal)."""
     values = [a["total"] for a in result["attempts"] if a.get("total") is not None]
     values += [dim["value"] for a in result["attempts"] for dim in a["dimensions"].values()]
-    return {token for value in values for token in _tokens(float(value))}
+    for entry in result["entries"]:
+        parts = [entry, *entry["cases"], *entry["dimensions"].values()]
+        for part in parts:
+            values += [part[k] for k in ("score", "mean", "se") if part.get(k) is not None]
+            values += [*(part.get("ci") or []), *part.get("per_attempt", [])]
+    return [float(v) for v in values if v is not None]
 
 
 def _tokens(value: float) -> list[str]:

@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
+import math
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
@@ -66,6 +67,8 @@ from recon.calibrate.study import (
 from recon.calibrate.visual import fit_visual
 from recon.errors import ReconError
 from recon.grade import global_visual, regional
+from recon.grade._blocks import BODY_FONT_PX, blocks
+from recon.grade._match import match
 from recon.grade.selectors import resolve_regions
 from recon.model.grading import Region, Thresholds
 from recon.model.viewport import VIEWPORTS, Viewport
@@ -138,9 +141,13 @@ def scorer_digest() -> str:
         _lab,
         _background,
         _palette,
+        _ink,
+        _size_match,
+        _colour_match,
+        text_style,
     ]
     source = "".join(inspect.getsource(f) for f in terms)
-    constants = [THUMB_WIDTH, THUMB_HEIGHT, INK_RANGE]
+    constants = [THUMB_WIDTH, THUMB_HEIGHT, INK_RANGE, HEADLINE, SIZE_OCTAVES, DELTA_E]
     return digest_json(
         {
             "grade": code_digest("grade"),
@@ -251,14 +258,90 @@ def _palette(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.minimum(hist(a), hist(b)).sum())
 
 
+HEADLINE = 1.5
+"""A reference text block is a headline when its font size is at least this times the
+page's median text size (the largest size when none is)."""
+SIZE_OCTAVES = 1.0
+"""A paired text set this many octaves (doublings) larger or smaller matches not at all."""
+DELTA_E = 50.0
+"""A ΔE2000 of this much between two colours is no match at all."""
+
+
+def _ink(element: Mapping[str, Any]) -> Mapping[str, Any]:
+    return element.get("ink") or {}
+
+
+def _size_match(a: float, b: float) -> float:
+    return 1.0 - min(1.0, abs(math.log2(max(a, 1.0) / max(b, 1.0))) / SIZE_OCTAVES)
+
+
+def _colour_match(a: Sequence[float], b: Sequence[float]) -> float:
+    from skimage.color import deltaE_ciede2000
+
+    pair = _lab(np.array([[a[:3], b[:3]]], dtype=np.float64))
+    return 1.0 - min(1.0, float(deltaE_ciede2000(pair[0, 0], pair[0, 1])) / DELTA_E)
+
+
+def text_style(cand: Render, ref: Render) -> Scores:
+    """Paired text styled as the reference's (bench only), over the reference's text blocks
+    paired by the content path (``_blocks``, ``_match``), each weighted as the content path
+    weighs it: ``text_size`` (font sizes within ``SIZE_OCTAVES``), ``text_fill`` (glyph
+    colour) and ``text_backdrop`` (the colour behind the text; ΔE2000 over ``DELTA_E``);
+    and ``headline``: the reference's headlines (``HEADLINE``), each weighted by
+    √characters x size, found at the same size, the same horizontal place (its centre or
+    left edge within a quarter of the width) and height (within 900 px); 0 when unpaired."""
+    want, got = blocks(ref.dom, ref.image).shown, blocks(cand.dom, cand.image).shown
+    paired = {p.ref: p.cand for p in match(want, got)}
+    texts = [i for i, b in enumerate(want) if b.kind == "text" and _ink(ref.dom[b.index])]
+    if not texts:
+        return {}
+    size = {i: float(_ink(ref.dom[want[i].index]).get("size") or BODY_FONT_PX) for i in texts}
+    body, top = float(np.median(list(size.values()))), max(size.values())
+    heads = [i for i in texts if size[i] >= min(top, HEADLINE * body)]
+    sums = {k: [0.0, 0.0] for k in ("text_size", "text_fill", "text_backdrop", "headline")}
+    width = ref.image.shape[1]
+    for i in texts:
+        r = want[i]
+        c = got[paired[i]] if i in paired else None
+        ci = _ink(cand.dom[c.index]) if c is not None and c.kind == "text" else {}
+        ri = _ink(ref.dom[r.index])
+        if ci:
+            cs = float(ci.get("size") or BODY_FONT_PX)
+            found = {
+                "text_size": _size_match(cs, size[i]),
+                "text_fill": _colour_match(ci["fill"], ri["fill"]),
+                "text_backdrop": _colour_match(ci["backdrop"], ri["backdrop"]),
+            }
+            for k, v in found.items():
+                sums[k][0] += r.weight * v
+                sums[k][1] += r.weight
+        if i in heads:
+            w = math.sqrt(len(r.text)) * size[i]
+            sums["headline"][1] += w
+            if ci and c is not None:
+                rx, cx = r.box[0] + r.box[2] / 2, c.box[0] + c.box[2] / 2
+                place = min(abs(r.box[0] - c.box[0]), abs(rx - cx)) / (width / 4)
+                height = abs(r.box[1] - c.box[1]) / 900
+                sums["headline"][0] += (
+                    w * found["text_size"] * (1 - min(1.0, place)) * (1 - min(1.0, height))
+                )
+    return {k: a / b if b > 0 else 0.0 for k, (a, b) in sums.items()}
+
+
 def candidate_scores(cand: Render, ref: Render) -> Scores:
     """The shipped scores (:func:`page_scores`) and the bench's candidate terms beside them."""
     scores = page_scores(cand, ref)
     scores |= {f"cand.{k}": v for k, v in layout_colour(cand.image, ref.image).items()}
     scores["cand.ink_ratio"] = ink(cand.image) / max(ink(ref.image), 1e-9)
+    scores |= {f"cand.{k}": v for k, v in text_style(cand, ref).items()}
     return scores
 
 
+CEILING = "every measured term, either sign (a linear fit's ceiling)"
+"""The combination fitted with each term twice, as it is and negated: the fit's β ≥ 0 on
+both is a signed weight, so this is plain L2 logistic regression on every term the bench
+measures, both paths' and the candidates'. What no re-weighting of these terms can beat
+held out, up to its own fitting noise."""
 PATHS = {
     path: [f"{path}.{term}" for term in weights] for path, weights in global_visual.WEIGHTS.items()
 }
@@ -272,6 +355,17 @@ FEATURES = {
     "image path, global-visual/3's terms": ["image.ssim", "image.colour"],
     "image path + thumbnail colour, background": [
         *PATHS["image"], "cand.thumb_colour", "cand.background",
+    ],
+    "content path + headline": [*PATHS["content"], "cand.headline"],
+    "content path + paired text's size, fill, backdrop": [
+        *PATHS["content"], "cand.text_size", "cand.text_fill", "cand.text_backdrop",
+    ],
+    CEILING: [
+        *PATHS["content"], *PATHS["image"], "content.shape", "content.ssim_unweighted",
+        "content.coverage", "content.span", "content.content", "content.text",
+        "content.added", "content.order", "content.guard", "image.guard",
+        "cand.thumb_colour", "cand.background", "cand.text_size", "cand.text_fill",
+        "cand.text_backdrop", "cand.headline",
     ],
 }  # fmt: skip
 """Bradley–Terry combinations measured held out: name -> the terms it weighs."""
@@ -292,8 +386,11 @@ def fitted(
     out = {}
     for label, features in FEATURES.items():
         x = design(pairs, scores, features)
-        model = fit(x, target, seed, fold)
+        signed = label == CEILING
+        model = fit(np.hstack([x, -x]) if signed else x, target, seed, fold)
         held = model.held_out
+        beta = model.beta[: x.shape[1]] - model.beta[x.shape[1] :] if signed else model.beta
+        scale = float(np.abs(beta).sum()) or 1.0
         out[label] = {
             "held_out": {
                 "share": round(held.agreement, 6),
@@ -301,8 +398,8 @@ def fitted(
                 "high": round(held.high, 6),
                 "pairs": held.judgements,
             },
-            "weights": dict(zip(features, np.round(model.weights(), 4).tolist(), strict=True)),
-            "beta": model.beta.tolist(),
+            "weights": dict(zip(features, np.round(beta / scale, 4).tolist(), strict=True)),
+            "beta": beta.tolist(),
         }
     return out
 

@@ -12,9 +12,11 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import numpy as np
 import pytest
 
 from recon.calibrate.renders import Shoot
+from recon.calibrate.study import Pair
 from recon.model.viewport import Viewport
 from tests.calibrate.test_study import ROWS, Shooter, judgement, write_study
 from tests.conftest import bench_module
@@ -135,3 +137,63 @@ def test_bad_input_is_one_line_and_exit_2(
     err = capsys.readouterr().err.strip()
     assert "\n" not in err
     assert "judgments.jsonl:2: b:" in err and "pages/p2/gone.html does not exist" in err
+
+
+def _page(texts: list[tuple[str, tuple[int, int, int, int], int, tuple[int, int, int]]]) -> Any:
+    """A Render of text blocks (text, box, font px, glyph colour) drawn as dark bars on white."""
+    from recon.calibrate.renders import Render
+
+    image = np.full((600, 800, 3), 255, dtype=np.uint8)
+    dom = [el("html", (0, 0, 800, 600))]
+    for text, box, size, fill in texts:
+        x, y, w, h = box
+        image[y + 2 : y + h - 2, x + 2 : x + w - 2] = fill
+        element = el("p", box, text)
+        element["font"] = {"family": "Lato", "size": f"{size}px", "weight": "400"}
+        element["ink"] = {"fill": [*fill, 1], "backdrop": [255, 255, 255], "size": size}
+        dom.append(element)
+    return Render(digest="", image=image, dom=dom, failure=None, cached=False)
+
+
+TITLE = "an update on domains"
+BODY = "google no longer offers new domain registrations but try squarespace instead"
+
+
+def test_text_style_reads_the_headline_and_the_paired_texts_style() -> None:
+    """The reference's large title found at its size and place is a headline kept; set
+    small at the left, or left out, it is not. Body text in another colour costs fill."""
+    style = real_prefs().text_style
+    ref = _page(
+        [(TITLE, (300, 40, 200, 60), 48, (0, 0, 0)), (BODY, (100, 200, 600, 30), 16, (0, 0, 0))]
+    )
+    same = style(ref, ref)
+    assert same == pytest.approx(
+        {"text_size": 1, "text_fill": 1, "text_backdrop": 1, "headline": 1}
+    )
+    small = _page(
+        [(TITLE, (0, 40, 120, 20), 16, (0, 0, 0)), (BODY, (100, 200, 600, 30), 16, (200, 0, 0))]
+    )
+    got = style(small, ref)
+    assert got["headline"] == 0  # 48 px set at 16 px is more than an octave off
+    assert 0 < got["text_size"] < 1 and got["text_fill"] < 1 and got["text_backdrop"] == 1
+    gone = _page([(BODY, (100, 200, 600, 30), 16, (0, 0, 0))])
+    assert style(gone, ref)["headline"] == 0 and style(gone, ref)["text_fill"] == 1
+    assert style(ref, _page([])) == {}  # a reference without text has no text terms
+
+
+def test_the_ceiling_is_fitted_with_either_sign() -> None:
+    """A term that people prefer low gets a negative weight in the signed fit only."""
+    bench = real_prefs()
+    pairs = [Pair(f"p{i}", "a", "b", 1 if i % 2 else -1) for i in range(10)]
+    scores = {}
+    for p in pairs:
+        good, bad = ("a", "b") if p.winner > 0 else ("b", "a")
+        scores[f"{p.page}/{good}"] = {"x": 0.0, "y": 1.0}
+        scores[f"{p.page}/{bad}"] = {"x": 1.0, "y": 0.0}
+    features = {"unsigned": ["x", "y"], bench.CEILING: ["x", "y"]}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(bench, "FEATURES", features)
+        got = bench.fitted(pairs, scores, 0)
+    assert got[bench.CEILING]["weights"]["x"] < 0 < got[bench.CEILING]["weights"]["y"]
+    assert got["unsigned"]["weights"]["x"] == 0 < got["unsigned"]["weights"]["y"]
+    assert got[bench.CEILING]["held_out"]["share"] == 1.0

@@ -68,6 +68,7 @@ from recon.calibrate.visual import fit_visual
 from recon.errors import ReconError
 from recon.grade import global_visual, regional
 from recon.grade._blocks import BODY_FONT_PX, blocks
+from recon.grade._ink import backdrop
 from recon.grade._match import match
 from recon.grade.selectors import resolve_regions
 from recon.model.grading import Region, Thresholds
@@ -141,7 +142,7 @@ def scorer_digest() -> str:
         _lab,
         _background,
         _palette,
-        _ink,
+        _ink_of,
         _size_match,
         _colour_match,
         text_style,
@@ -267,8 +268,10 @@ DELTA_E = 50.0
 """A ΔE2000 of this much between two colours is no match at all."""
 
 
-def _ink(element: Mapping[str, Any]) -> Mapping[str, Any]:
-    return element.get("ink") or {}
+def _ink_of(element: Mapping[str, Any]) -> Mapping[str, Any]:
+    """An element's recorded ink ({} without own text or in an older snapshot)."""
+    ink = element.get("ink")
+    return ink if isinstance(ink, Mapping) else {}
 
 
 def _size_match(a: float, b: float) -> float:
@@ -292,10 +295,10 @@ def text_style(cand: Render, ref: Render) -> Scores:
     left edge within a quarter of the width) and height (within 900 px); 0 when unpaired."""
     want, got = blocks(ref.dom, ref.image).shown, blocks(cand.dom, cand.image).shown
     paired = {p.ref: p.cand for p in match(want, got)}
-    texts = [i for i, b in enumerate(want) if b.kind == "text" and _ink(ref.dom[b.index])]
+    texts = [i for i, b in enumerate(want) if b.kind == "text" and _ink_of(ref.dom[b.index])]
     if not texts:
         return {}
-    size = {i: float(_ink(ref.dom[want[i].index]).get("size") or BODY_FONT_PX) for i in texts}
+    size = {i: float(_ink_of(ref.dom[want[i].index]).get("size") or BODY_FONT_PX) for i in texts}
     body, top = float(np.median(list(size.values()))), max(size.values())
     heads = [i for i in texts if size[i] >= min(top, HEADLINE * body)]
     sums = {k: [0.0, 0.0] for k in ("text_size", "text_fill", "text_backdrop", "headline")}
@@ -303,14 +306,17 @@ def text_style(cand: Render, ref: Render) -> Scores:
     for i in texts:
         r = want[i]
         c = got[paired[i]] if i in paired else None
-        ci = _ink(cand.dom[c.index]) if c is not None and c.kind == "text" else {}
-        ri = _ink(ref.dom[r.index])
-        if ci:
+        ci = _ink_of(cand.dom[c.index]) if c is not None and c.kind == "text" else {}
+        ri = _ink_of(ref.dom[r.index])
+        if ci and c is not None:
             cs = float(ci.get("size") or BODY_FONT_PX)
+            fills = [list(ink.get("fill") or (0, 0, 0))[:3] for ink in (ci, ri)]
             found = {
                 "text_size": _size_match(cs, size[i]),
-                "text_fill": _colour_match(ci["fill"], ri["fill"]),
-                "text_backdrop": _colour_match(ci["backdrop"], ri["backdrop"]),
+                "text_fill": _colour_match(*fills),
+                "text_backdrop": _colour_match(
+                    backdrop(cand.dom[c.index]), backdrop(ref.dom[r.index])
+                ),
             }
             for k, v in found.items():
                 sums[k][0] += r.weight * v

@@ -62,6 +62,13 @@ LAUNCH_ARGS = [
     # (recorded as the page's failure by recon.render.pool) long before the machine's
     # memory runs out. The launcher's RLIMIT_DATA bounds the rest (recon.render.netns).
     f"--js-flags=--max-old-space-size={JS_HEAP_MB}",
+    # Every frame renders in the page's own process: a sandboxed <iframe> in a process of
+    # its own reached the page's compositor late (a real page's sandboxed srcdoc video was
+    # painted in some captures and not yet in others: 5 versions in 10 captures, 2 with
+    # this flag, which differ in one row). Every page is served from one origin, so site
+    # isolation separates nothing here. Not `--disable-features=IsolateSandboxedIframes`:
+    # chromium keeps only the last --disable-features, and playwright passes its own.
+    "--disable-site-isolation-trials",
 ]
 
 

@@ -225,9 +225,19 @@ def load(session: Session, route: str, settle_ms: int, *, still: bool = True) ->
 
 
 def _guarded_style(session: Session) -> None:
-    """Add the stills stylesheet from an isolated world: page script can't intercept it."""
+    """Add the stills stylesheet to the page from an isolated world (page script can't
+    intercept it), then to every frame in it (an ``<iframe>``, its ``srcdoc`` page too).
+    A frame's copy is added through playwright, which reaches frames in other renderer
+    processes (a sandboxed ``srcdoc`` is one) where the page's isolated world cannot; a
+    frame's own script could only undo its own frame's copy."""
+    add = _ADD_STYLE_JS % json.dumps(_STILL_CSS)
     with guard(session):
-        session.world.evaluate(_ADD_STYLE_JS % json.dumps(_STILL_CSS))
+        session.world.evaluate(add)
+        for frame in session.page.frames:
+            if frame is session.page.main_frame:
+                continue
+            with suppress(PlaywrightError):  # a frame gone meanwhile
+                frame.evaluate(add)
 
 
 def _ready(session: Session, deadline: float) -> bool:
@@ -307,7 +317,11 @@ _STILL_CSS = """*, *::before, *::after {
   animation-iteration-count: 1 !important;
   caret-color: transparent !important;
   scroll-behavior: auto !important;
-}"""
+}
+::-webkit-media-controls { display: none !important; }"""
+"""Collapsed animations, no caret, and no native media controls: chromium draws a
+``<video controls>``'s bar (and a video's in a frame without script) on real time, with a
+fade and a loading spinner, so two stills of the same page would differ."""
 
 _ADD_STYLE_JS = """(() => {
   const style = document.createElement('style');

@@ -178,6 +178,34 @@ def test_a_css_animation_that_runs_for_ever_is_collapsed_for_stills(browser: Bro
     assert capture(browser, page(spinner), "/", VIEWPORT).status == "stable"
 
 
+VIDEO = "<video{} width=320 height=180><source src=missing.mp4></video>"
+
+
+def test_native_media_controls_are_not_drawn(browser: Browser) -> None:
+    """Chromium draws a ``<video controls>``'s bar on real time (a fade, a loading
+    spinner): stills leave it out, so such a page captures as the same page without it."""
+    shots = {
+        flag: capture(browser, page(VIDEO.format(flag)), "/", VIEWPORT).full_png
+        for flag in ("", " controls")
+    }
+    assert shots[" controls"] == shots[""]
+
+
+def test_the_stills_stylesheet_reaches_a_sandboxed_frame(browser: Browser) -> None:
+    """A video in a frame without script gets chromium's controls too, and a sandboxed
+    ``<iframe srcdoc>`` is a frame chromium may render in a process of its own: the stills
+    stylesheet reaches it, so the page captures as the same frame with script allowed."""
+    inside = "<body style=background:#234>" + VIDEO.format("")
+    frame = "<iframe{} width=400 height=240 srcdoc='" + inside + "'></iframe>"
+    shots = {
+        attr: capture(browser, page(frame.format(attr)), "/", VIEWPORT).full_png
+        for attr in ("", " sandbox")
+    }
+    assert shots[" sandbox"] == shots[""]
+    blank = capture(browser, page("<iframe width=400 height=240></iframe>"), "/", VIEWPORT)
+    assert shots[""] != blank.full_png  # the frame's document is drawn
+
+
 def png(size: tuple[int, int], dots: list[tuple[int, int]]) -> bytes:
     image = Image.new("RGB", size, "white")
     for dot in dots:

@@ -11,9 +11,10 @@ the raters' consensus (ties and disagreements left out), with a bootstrap 95% in
 Candidates (``--candidates``, bench only, never the release path): variants of the image
 path and layout/colour terms (``candidate_scores``), each fixed one measured as a metric,
 and Bradley–Terry combinations of terms (``recon.calibrate.fit``) fitted on the training
-study and measured by 5-fold held-out agreement, folds split by page. With ``--data DIR``
-the fitted combinations are fitted on ``--train`` and applied to DIR: nothing is fitted on
-DIR.
+study and measured by 5-fold held-out agreement, folds split by page; and the content
+path blended with the image path (:func:`blended`), held out over five fold seeds with the
+blend's share chosen inside each training fold. With ``--data DIR`` the fitted
+combinations are fitted on ``--train`` and applied to DIR: nothing is fitted on DIR.
 
     PYTHONPATH=. .venv/bin/python bench/real_prefs.py [--train DIR] [--data DIR]
         [--cache store/cache/studies] [--candidates] [--json] [--prefs-out FILE]
@@ -64,14 +65,14 @@ from recon.calibrate.study import (
     preferences,
     read_study,
 )
-from recon.calibrate.visual import fit_visual
-from recon.errors import ReconError
+from recon.calibrate.visual import composed, fit_visual, trained
+from recon.errors import ConfigError, ReconError
 from recon.grade import global_visual, regional
 from recon.grade._blocks import BODY_FONT_PX, blocks
 from recon.grade._ink import backdrop
 from recon.grade._match import match
 from recon.grade.selectors import resolve_regions
-from recon.model.grading import Region, Thresholds
+from recon.model.grading import Region, Thresholds, VisualWeights
 from recon.model.viewport import VIEWPORTS, Viewport
 from recon.store import digest_bytes, digest_json, write_atomic
 
@@ -442,6 +443,83 @@ def applied(
     return out
 
 
+BLEND = tuple(i / 10 for i in range(11))
+"""α, the image path's share of a blended content-path score, (1 − α)·content + α·image."""
+FOLD_SEEDS = 5
+"""How many fold seeds (0, 1, …) :func:`blended` splits the pages with."""
+
+
+def _blend_points(
+    pairs: Sequence[Pair],
+    scores: Mapping[str, Scores],
+    w: VisualWeights,
+    alphas: Sequence[float],
+) -> np.ndarray:
+    """Per α (rows), per pair: 1 / 0 / 0.5 as the blended score agrees, disagrees or ties."""
+    shown = {name(p.page, m) for p in pairs for m in (p.a, p.b)}
+    c = {k: composed(scores[k], "content", w) for k in shown}
+    i = {k: composed(scores[k], "image", w) for k in shown}
+    winners = np.array([p.winner for p in pairs], dtype=np.float64)
+    dc = np.array([c[name(p.page, p.a)] - c[name(p.page, p.b)] for p in pairs])
+    di = np.array([i[name(p.page, p.a)] - i[name(p.page, p.b)] for p in pairs])
+    return np.array([points((1 - a) * dc + a * di, winners) for a in alphas]).reshape(
+        len(alphas), len(pairs)
+    )
+
+
+def _held_blends(pairs: Sequence[Pair], scores: Mapping[str, Scores], seed: int) -> np.ndarray:
+    """Per α, per pair, the held-out points: 5 folds by page, each fold's weights and floors
+    fitted on the other folds' pairs (:func:`trained`, as the shipped fit does)."""
+    fold = group_folds([p.page for p in pairs], seed)
+    got = np.zeros((len(BLEND), len(pairs)))
+    for f in range(int(fold.max()) + 1):
+        w = trained([p for p, k in zip(pairs, fold, strict=True) if k != f], scores, seed)
+        held = [p for p, k in zip(pairs, fold, strict=True) if k == f]
+        got[:, fold == f] = _blend_points(held, scores, w, BLEND)
+    return got
+
+
+def blended(
+    pairs: Sequence[Pair], scores: Mapping[str, Scores], seeds: Sequence[int]
+) -> dict[str, Any]:
+    """The content path blended with the image path, held out for each fold seed: per α
+    (:data:`BLEND`; α = 0 is the shipped content path) the pairs it agrees on, and
+    ``nested``, α chosen on each fold's training pairs alone (their own folds by page, the
+    smallest α among equals) and judged on the held-out fold, so that the choice of α is
+    held out too. The spread over seeds is how much one split of 20 pages decides."""
+    n = len(pairs)
+
+    def row(agree: Sequence[float]) -> dict[str, Any]:
+        return {"agree": [float(a) for a in agree], "mean_share": float(np.mean(agree)) / n}
+
+    per_alpha = np.array([_held_blends(pairs, scores, seed).sum(axis=1) for seed in seeds]).T
+    found = {
+        "pairs": n,
+        "seeds": list(seeds),
+        "alpha": {f"{a:.1f}": row(per_alpha[i]) for i, a in enumerate(BLEND)},
+    }
+    try:
+        nested, chosen = zip(*(_nested_blend(pairs, scores, seed) for seed in seeds), strict=True)
+    except ConfigError as err:  # too few pages to fold three times
+        return found | {"nested": {"skipped": str(err)}}
+    return found | {"nested": row(nested) | {"chosen": list(chosen)}}
+
+
+def _nested_blend(
+    pairs: Sequence[Pair], scores: Mapping[str, Scores], seed: int
+) -> tuple[float, list[float]]:
+    """The held-out count with α chosen per fold on its training pairs, and the αs."""
+    fold = group_folds([p.page for p in pairs], seed)
+    got, picks = 0.0, []
+    for f in range(int(fold.max()) + 1):
+        kept = [p for p, k in zip(pairs, fold, strict=True) if k != f]
+        best = int(np.argmax(_held_blends(kept, scores, seed).sum(axis=1)))
+        picks.append(BLEND[best])
+        held = [p for p, k in zip(pairs, fold, strict=True) if k == f]
+        got += float(_blend_points(held, scores, trained(kept, scores, seed), BLEND)[best].sum())
+    return got, picks
+
+
 LANDMARKS = ("header", "nav", "footer", "h1")
 """Regional visual on a study, which declares no region: each page's regions are the first
 element of each of these tags its original shows (desktop, weight 1 each)."""
@@ -611,6 +689,8 @@ def run(args: argparse.Namespace, shooter: Shooter = browser_shooter) -> dict[st
     if args.candidates:
         report["white_page"] = white_page(renders, study)
         report["fitted"] = _fits(args, pairs, scores, shooter)
+        if args.data is None:
+            report["blended"] = blended(pairs, scores, range(FOLD_SEEDS))
     return report
 
 
@@ -676,6 +756,20 @@ def text(report: Mapping[str, Any]) -> str:
                 lines.append(f"    weights {f['weights']}")
             if "weights per fold" in f:
                 lines.append(f"    weights per fold {f['weights per fold']}")
+    if "blended" in report:
+        b = report["blended"]
+        lines.append(
+            f"content path blended with the image path, (1 - a) content + a image, held out "
+            f"on 5 folds by page for fold seeds {b['seeds']} (pairs agreed per seed, mean share):"
+        )
+        nested = b["nested"]
+        blends = [*b["alpha"].items()]
+        blends += [] if "skipped" in nested else [("a chosen in the training folds", nested)]
+        for label, r in blends:
+            agree = " ".join(f"{a:g}" for a in r["agree"])
+            lines.append(f"  a = {label:34} {agree:>24}  {r['mean_share']:.3f}")
+        chosen = nested.get("chosen", nested.get("skipped"))
+        lines.append(f"  a chosen per fold, per seed: {chosen}")
     return "\n".join(lines)
 
 

@@ -69,7 +69,8 @@ def test_candidates_are_fitted_with_folds_by_page(
     assert 0.0 <= report["white_page"]["white_median"] <= 1.0
     train = ["--train", str(study), "--cache", str(tmp_path / "cache"), "--candidates", "--json"]
     assert real_prefs().main(train, lambda _vp: shooter()) == 0
-    fitted = json.loads(capsys.readouterr().out)["fitted"]
+    trained = json.loads(capsys.readouterr().out)
+    fitted = trained["fitted"]
     assert all(f["held_out"]["pairs"] == 14 for f in fitted["k-fold"].values())
     shipped = fitted["shipped, k-fold"]  # each path's weights refitted per fold
     assert set(shipped) == {"content", "image"}
@@ -197,3 +198,37 @@ def test_the_ceiling_is_fitted_with_either_sign() -> None:
     assert got[bench.CEILING]["weights"]["x"] < 0 < got[bench.CEILING]["weights"]["y"]
     assert got["unsigned"]["weights"]["x"] == 0 < got["unsigned"]["weights"]["y"]
     assert got[bench.CEILING]["held_out"]["share"] == 1.0
+
+
+def test_a_blend_of_the_paths_is_judged_held_out_and_its_choice_too() -> None:
+    """Ten pages, ``a`` chosen on each: the content path agrees on pages 0-5, the image path
+    on 4-9, and only a blend with 0.25 < α < 2/3 of the image path agrees on all ten. Per
+    fold seed each α's held-out count is exact, and α chosen inside the training folds is
+    the smallest of the best (0.3), held out on every fold."""
+    bench = real_prefs()
+    pairs = [Pair(f"p{i}", "a", "b", 1) for i in range(10)]
+    content = [1.0] * 6 + [-1.0] * 4
+    image = [-0.5] * 4 + [3.0] * 6
+    scores = {}
+    for i, p in enumerate(pairs):
+        scores[f"{p.page}/a"] = {"content.s": content[i], "image.s": image[i]}
+        scores[f"{p.page}/b"] = {"content.s": 0.0, "image.s": 0.0}
+    trained: list[int] = []
+
+    def stub(kept: list[Pair], _scores: object, _seed: int) -> None:
+        trained.append(len({p.page for p in kept}))
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(bench, "trained", stub)
+        mp.setattr(bench, "composed", lambda s, path, _w: s[f"{path}.s"])
+        got = bench.blended(pairs, scores, range(2))
+    assert got["pairs"] == 10 and got["seeds"] == [0, 1]
+    expected = [6, 6, 6, 10, 10, 10, 10, 6, 6, 6, 6]
+    assert [got["alpha"][f"{a:.1f}"]["agree"] for a in bench.BLEND] == [[e, e] for e in expected]
+    assert got["alpha"]["0.5"]["mean_share"] == 1.0
+    assert got["nested"]["agree"] == [10, 10]
+    assert got["nested"]["chosen"] == [[0.3] * 5, [0.3] * 5]
+    # per seed, 5 folds, then inside each fold's 8 training pages 5 folds again and the
+    # chosen α's fit: never a page that is judged with them
+    assert len(trained) == 2 * (5 + 5 * 5 + 5)
+    assert max(trained) == 8 and min(trained) >= 6

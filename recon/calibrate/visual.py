@@ -112,26 +112,17 @@ def fit_visual(
     if not pairs:
         raise ConfigError("the study has no consensus pair (ties and disagreements are left "
                           "out); judge more pairs before fitting")  # fmt: skip
-    target = (np.array([p.winner for p in pairs], dtype=np.float64) + 1) / 2
     fold = group_folds([p.page for p in pairs], seed)
-    designs = {path: _design(pairs, scores, path) for path in TERMS}
-    finals = {path: fit(x, target, seed, fold) for path, x in designs.items()}
-    fitted = base
-    for path, final in finals.items():
-        fitted = _with(fitted, path, _weights(final, path, base))
-    fitted = floors(pairs, scores, fitted)
+    fitted, finals = _trained(pairs, scores, seed, base)
     got: dict[str, list[np.ndarray]] = {path: [] for path in TERMS}
     per_fold: dict[str, list[dict[str, float]]] = {path: [] for path in TERMS}
     fold_floors: list[dict[str, float]] = []
     for f in range(int(fold.max()) + 1):
         train, test = fold != f, fold == f
         kept = [p for p, t in zip(pairs, train, strict=True) if t]
-        inner = group_folds([p.page for p in kept], seed)
-        w = base
-        for path, x in designs.items():
-            w = _with(w, path, _weights(fit(x[train], target[train], seed, inner), path, base))
+        w = trained(kept, scores, seed, base)
+        for path in TERMS:
             per_fold[path].append(w.path(path))
-        w = floors(kept, scores, w)
         fold_floors.append({k: getattr(w, k) for k in FLOORS})
         held = [p for p, t in zip(pairs, test, strict=True) if t]
         for path in TERMS:
@@ -147,6 +138,30 @@ def fit_visual(
         for path in TERMS
     }
     return VisualWeights.model_validate(fitted.model_dump()), paths, fold_floors
+
+
+def trained(
+    pairs: Sequence[Pair],
+    scores: Mapping[str, Scores],
+    seed: int = 0,
+    base: VisualWeights = global_visual.DEFAULT,
+) -> VisualWeights:
+    """``base`` with each path's weights fitted on ``pairs`` (Bradley–Terry, the L2 chosen
+    on folds of their pages), then the guard's floors chosen on them: what
+    :func:`fit_visual` fits on every pair and on each fold's training pairs."""
+    return _trained(pairs, scores, seed, base)[0]
+
+
+def _trained(
+    pairs: Sequence[Pair], scores: Mapping[str, Scores], seed: int, base: VisualWeights
+) -> tuple[VisualWeights, dict[str, Fitted]]:
+    target = (np.array([p.winner for p in pairs], dtype=np.float64) + 1) / 2
+    fold = group_folds([p.page for p in pairs], seed)
+    models = {path: fit(_design(pairs, scores, path), target, seed, fold) for path in TERMS}
+    w = base
+    for path, model in models.items():
+        w = _with(w, path, _weights(model, path, base))
+    return floors(pairs, scores, w), models
 
 
 def _weights(model: Fitted, path: str, base: VisualWeights) -> dict[str, float]:

@@ -102,6 +102,9 @@ NEVER_SETTLES = {
     "inline loop": "<p>before</p><script>while (true) {}</script><p>after</p>",
     "load handler loop": "<p>x</p><script>addEventListener('load', () => { for (;;) {} })</script>",
     "timer loop": "<p>x</p><script>setTimeout(() => { for (;;) {} }, 100)</script>",
+    # In a frame: the stills stylesheet is added to every frame, each addition guarded too.
+    "frame timer loop": '<p>x</p><iframe srcdoc="<script>setTimeout(() => { for (;;) {} }, '
+    '100)</script>"></iframe>',
     "endless fetches": "<p>x</p><script>(async () => { for (let i = 0; ; i++) "
     "await fetch('/poll?' + (i % 3)) })()</script>",
     "endless frames": "<p>x</p><script>const f = () => { document.title = Math.random(); "

@@ -227,9 +227,10 @@ def load(session: Session, route: str, settle_ms: int, *, still: bool = True) ->
 def _guarded_style(session: Session) -> None:
     """Add the stills stylesheet to the page from an isolated world (page script can't
     intercept it), then to every frame in it (an ``<iframe>``, its ``srcdoc`` page too).
-    A frame's copy is added through playwright, which reaches frames in other renderer
-    processes (a sandboxed ``srcdoc`` is one) where the page's isolated world cannot; a
-    frame's own script could only undo its own frame's copy."""
+    A frame's copy is added through playwright's evaluation in that frame, which reaches a
+    frame wherever chromium renders it (every frame is in the page's process under
+    ``LAUNCH_ARGS``, but the page's isolated world is the main frame's alone); a frame's
+    own script could undo only its own frame's copy."""
     add = _ADD_STYLE_JS % json.dumps(_STILL_CSS)
     with guard(session):
         session.world.evaluate(add)

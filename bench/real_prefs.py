@@ -15,9 +15,12 @@ study and measured by 5-fold held-out agreement, folds split by page; and the co
 path blended with the image path (:func:`blended`), held out over five fold seeds with the
 blend's share chosen inside each training fold. With ``--data DIR`` the fitted
 combinations are fitted on ``--train`` and applied to DIR: nothing is fitted on DIR.
+``--powers`` (the training study only; about 5 minutes on 2 cores): each path's terms
+raised to a power (:func:`powered`), held out the same way, the power chosen inside each
+training fold by agreement and by the fit's own log-loss rule.
 
     PYTHONPATH=. .venv/bin/python bench/real_prefs.py [--train DIR] [--data DIR]
-        [--cache store/cache/studies] [--candidates] [--json] [--prefs-out FILE]
+        [--cache store/cache/studies] [--candidates] [--powers] [--json] [--prefs-out FILE]
 
 A report, not a test: it asserts nothing. ``--json`` prints one object whose ``metrics``
 maps ``content``, ``image`` and ``ssim`` to ``{"agree", "pairs", "share", "ties", "low",
@@ -65,7 +68,7 @@ from recon.calibrate.study import (
     preferences,
     read_study,
 )
-from recon.calibrate.visual import composed, fit_visual, trained
+from recon.calibrate.visual import TERMS, composed, fit_visual, trained
 from recon.errors import ConfigError, ReconError
 from recon.grade import global_visual, regional
 from recon.grade._blocks import BODY_FONT_PX, blocks
@@ -90,6 +93,9 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--data", type=Path, help="score this study, fitting nothing on it")
     p.add_argument("--cache", type=Path, default=CACHE, help="render and score cache folder")
     p.add_argument("--candidates", action="store_true", help="measure candidate terms")
+    p.add_argument(
+        "--powers", action="store_true", help="measure each path's terms raised to a power"
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--prefs-out", type=Path, help="write the study as preference rows")
     p.add_argument(
@@ -520,6 +526,118 @@ def _nested_blend(
     return got, picks
 
 
+POWERS = (1, 2, 3, 4)
+"""p: each appearance term ``t`` of both paths read as ``t^p`` before the weighted mean (1
+stays 1, so a reference still scores 1); p = 1 is the shipped metric."""
+
+
+def raised(scores: Mapping[str, Scores], p: int) -> dict[str, Scores]:
+    """Every reconstruction's scores with each path's appearance terms raised to ``p``
+    (a term below 0 read as 0); every other number as it is."""
+    terms = {f"{path}.{t}" for path, names in TERMS.items() for t in names}
+    return {
+        k: {t: max(v, 0.0) ** p if t in terms else v for t, v in found.items()}
+        for k, found in scores.items()
+    }
+
+
+def _path_points(
+    pairs: Sequence[Pair], scores: Mapping[str, Scores], w: VisualWeights, path: str
+) -> np.ndarray:
+    """Per pair: 1 / 0 / 0.5 as the path's composed score agrees, disagrees or ties."""
+    diff = [composed(scores[name(p.page, p.a)], path, w)
+            - composed(scores[name(p.page, p.b)], path, w) for p in pairs]  # fmt: skip
+    return points(np.array(diff), np.array([p.winner for p in pairs], dtype=np.float64))
+
+
+def _held_powers(
+    pairs: Sequence[Pair], by_power: Mapping[int, Mapping[str, Scores]], seed: int
+) -> dict[str, np.ndarray]:
+    """Per path, per p (rows), per pair: the held-out points, 5 folds by page, each fold's
+    weights and floors fitted on the other folds' pairs of the raised scores."""
+    fold = group_folds([p.page for p in pairs], seed)
+    got = {path: np.zeros((len(POWERS), len(pairs))) for path in TERMS}
+    for f in range(int(fold.max()) + 1):
+        kept = [p for p, k in zip(pairs, fold, strict=True) if k != f]
+        held = [p for p, k in zip(pairs, fold, strict=True) if k == f]
+        for i, power in enumerate(POWERS):
+            w = trained(kept, by_power[power], seed)
+            for path in TERMS:
+                got[path][i, fold == f] = _path_points(held, by_power[power], w, path)
+    return got
+
+
+def log_loss(pairs: Sequence[Pair], scores: Mapping[str, Scores], seed: int, path: str) -> float:
+    """The Bradley–Terry fit's held-out log-loss on the path's terms (folds by page): the
+    rule that chooses the fit's L2 (``recon.calibrate.fit``)."""
+    features = [f"{path}.{t}" for t in TERMS[path]]
+    target = (np.array([p.winner for p in pairs], dtype=np.float64) + 1) / 2
+    fold = group_folds([p.page for p in pairs], seed)
+    return fit(design(pairs, scores, features), target, seed, fold).log_loss
+
+
+def powered(
+    pairs: Sequence[Pair], scores: Mapping[str, Scores], seeds: Sequence[int]
+) -> dict[str, Any]:
+    """Each path with its appearance terms raised to p (:data:`POWERS`), held out for each
+    fold seed: per p the pairs it agrees on, and p chosen on each fold's training pairs
+    alone, two ways: ``nested`` by their own held-out agreement (folds by page again, the
+    smallest p among equals) and ``nested_log_loss`` by the Bradley–Terry fit's held-out
+    log-loss (:func:`log_loss`, the rule the shipped fit chooses its L2 by)."""
+    n = len(pairs)
+    by_power = {power: raised(scores, power) for power in POWERS}
+
+    def row(agree: Sequence[float]) -> dict[str, Any]:
+        return {"agree": [float(a) for a in agree], "mean_share": float(np.mean(agree)) / n}
+
+    held = [_held_powers(pairs, by_power, seed) for seed in seeds]
+    found: dict[str, Any] = {"pairs": n, "seeds": list(seeds), "paths": {}}
+    for path in TERMS:
+        per_power = np.array([h[path].sum(axis=1) for h in held]).T
+        found["paths"][path] = {str(p): row(per_power[i]) for i, p in enumerate(POWERS)}
+    try:
+        nested = [_nested_powers(pairs, by_power, seed) for seed in seeds]
+    except ConfigError as err:  # too few pages to fold three times
+        return found | {"nested": {"skipped": str(err)}}
+    for rule in ("nested", "nested_log_loss"):
+        found[rule] = {
+            path: row([got[rule][path][0] for got in nested])
+            | {"chosen": [got[rule][path][1] for got in nested]}
+            for path in TERMS
+        }
+    return found
+
+
+def _nested_powers(
+    pairs: Sequence[Pair], by_power: Mapping[int, Mapping[str, Scores]], seed: int
+) -> dict[str, dict[str, tuple[float, list[int]]]]:
+    """Per rule, per path: the held-out count with p chosen per fold on its training pairs,
+    and the ps."""
+    fold = group_folds([p.page for p in pairs], seed)
+    rules = ("nested", "nested_log_loss")
+    agreed = {rule: dict.fromkeys(TERMS, 0.0) for rule in rules}
+    chosen: dict[str, dict[str, list[int]]] = {rule: {path: [] for path in TERMS} for rule in rules}
+    for f in range(int(fold.max()) + 1):
+        kept = [p for p, k in zip(pairs, fold, strict=True) if k != f]
+        held = [p for p, k in zip(pairs, fold, strict=True) if k == f]
+        inner = _held_powers(kept, by_power, seed)
+        fits: dict[int, VisualWeights] = {}  # each p's fit on the training pairs, once
+        for path in TERMS:
+            losses = [log_loss(kept, by_power[p], seed, path) for p in POWERS]
+            picks = {
+                "nested": int(np.argmax(inner[path].sum(axis=1))),
+                "nested_log_loss": int(np.argmin(losses)),
+            }
+            for rule, i in picks.items():
+                power = POWERS[i]
+                if power not in fits:
+                    fits[power] = trained(kept, by_power[power], seed)
+                w = fits[power]
+                agreed[rule][path] += float(_path_points(held, by_power[power], w, path).sum())
+                chosen[rule][path].append(power)
+    return {r: {path: (agreed[r][path], chosen[r][path]) for path in TERMS} for r in rules}
+
+
 LANDMARKS = ("header", "nav", "footer", "h1")
 """Regional visual on a study, which declares no region: each page's regions are the first
 element of each of these tags its original shows (desktop, weight 1 each)."""
@@ -691,6 +809,8 @@ def run(args: argparse.Namespace, shooter: Shooter = browser_shooter) -> dict[st
         report["fitted"] = _fits(args, pairs, scores, shooter)
         if args.data is None:
             report["blended"] = blended(pairs, scores, range(FOLD_SEEDS))
+    if args.powers and args.data is None:
+        report["powered"] = powered(pairs, scores, range(FOLD_SEEDS))
     return report
 
 
@@ -770,7 +890,29 @@ def text(report: Mapping[str, Any]) -> str:
             lines.append(f"  a = {label:34} {agree:>24}  {r['mean_share']:.3f}")
         chosen = nested.get("chosen", nested.get("skipped"))
         lines.append(f"  a chosen per fold, per seed: {chosen}")
+    if "powered" in report:
+        lines.extend(_powered_lines(report["powered"]))
     return "\n".join(lines)
+
+
+def _powered_lines(found: Mapping[str, Any]) -> list[str]:
+    lines = [
+        "each path's appearance terms raised to p, held out on 5 folds by page for fold seeds "
+        f"{found['seeds']} (pairs agreed per seed, mean share):"
+    ]
+    skipped = "skipped" in found.get("nested", {})
+    for path, per_power in found["paths"].items():
+        rows = [(f"p = {p}", r) for p, r in per_power.items()]
+        if not skipped:
+            rows += [("p chosen by agreement", found["nested"][path]),
+                     ("p chosen by log-loss", found["nested_log_loss"][path])]  # fmt: skip
+        for label, r in rows:
+            agree = " ".join(f"{a:g}" for a in r["agree"])
+            chosen = f"  chosen {r['chosen']}" if "chosen" in r else ""
+            lines.append(f"  {path:7} {label:22} {agree:>24}  {r['mean_share']:.3f}{chosen}")
+    if skipped:
+        lines.append(f"  p chosen per fold: {found['nested']['skipped']}")
+    return lines
 
 
 def main(argv: Sequence[str] | None = None, shooter: Shooter = browser_shooter) -> int:

@@ -232,3 +232,68 @@ def test_a_blend_of_the_paths_is_judged_held_out_and_its_choice_too() -> None:
     # chosen α's fit: never a page that is judged with them
     assert len(trained) == 2 * (5 + 5 * 5 + 5)
     assert max(trained) == 8 and min(trained) >= 6
+
+
+def test_terms_raised_to_a_power_are_judged_held_out_and_the_power_chosen_per_fold() -> None:
+    """Ten pages, ``a`` chosen on each, a path's score the sum of two raised terms. On pages
+    0-5 ``a`` = (0.65, 0) against (0.5, 0.5): it wins once p ≥ 3 (0.65^p > 2·0.5^p); on 6-9
+    ``a`` = (0.5, 0.5) against (0.61, 0): it wins while p ≤ 3. Only p = 3 agrees on all ten,
+    so chosen inside each training fold by agreement it is 3, held out on every fold; the
+    log-loss rule (stubbed to prefer 2) takes 2, which agrees on four."""
+    bench = real_prefs()
+    pairs = [Pair(f"p{i}", "a", "b", 1) for i in range(10)]
+    sides = [((0.65, 0.0), (0.5, 0.5))] * 6 + [((0.5, 0.5), (0.61, 0.0))] * 4
+    scores = {}
+    for p, (a, b) in zip(pairs, sides, strict=True):
+        for method, (layout, palette) in (("a", a), ("b", b)):
+            scores[f"{p.page}/{method}"] = {
+                f"{path}.{t}": v
+                for path in ("content", "image")
+                for t, v in (("layout", layout), ("palette", palette))
+            } | {"content.coverage": 0.3}
+    trained: list[int] = []
+    losses: list[int] = []
+
+    def stub(kept: list[Pair], _scores: object, _seed: int) -> None:
+        trained.append(len({p.page for p in kept}))
+
+    def log_loss(_kept: object, raised: dict[str, dict[str, float]], _s: int, _p: str) -> float:
+        power = round(np.log(raised["p0/a"]["content.layout"]) / np.log(0.65))
+        losses.append(power)
+        return abs(power - 2)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(bench, "trained", stub)
+        mp.setattr(bench, "log_loss", log_loss)
+        mp.setattr(
+            bench, "composed", lambda s, path, _w: s[f"{path}.layout"] + s[f"{path}.palette"]
+        )
+        got = bench.powered(pairs, scores, range(2))
+    assert got["pairs"] == 10 and got["seeds"] == [0, 1]
+    for path in ("content", "image"):
+        per_power = got["paths"][path]
+        assert [per_power[str(p)]["agree"] for p in bench.POWERS] == [
+            [4, 4],
+            [4, 4],
+            [10, 10],
+            [6, 6],
+        ]
+        assert got["nested"][path]["agree"] == [10, 10]
+        assert got["nested"][path]["chosen"] == [[3] * 5, [3] * 5]
+        assert got["nested_log_loss"][path] == {"agree": [4, 4], "mean_share": 0.4,
+                                                "chosen": [[2] * 5, [2] * 5]}  # fmt: skip
+    # per seed: 5 folds x 4 powers; inside each fold 5 x 4 again on its 8 training pages,
+    # then the two chosen powers' fits (shared by both paths): never a page judged with them
+    assert len(trained) == 2 * (5 * 4 + 5 * (5 * 4 + 2))
+    assert max(trained) == 8 and min(trained) >= 6
+    assert sorted(set(losses)) == [1, 2, 3, 4] and len(losses) == 2 * 5 * 2 * 4
+    text = "\n".join(bench._powered_lines(got))
+    assert "p chosen by agreement" in text and "chosen [[3, 3, 3, 3, 3], [3, 3, 3, 3, 3]]" in text
+
+
+def test_raising_reads_a_negative_term_as_zero_and_leaves_other_numbers() -> None:
+    bench = real_prefs()
+    got = bench.raised({"p/a": {"content.ssim": -0.2, "content.layout": 0.5,
+                                "content.coverage": 0.5, "image.shape": 0.9}}, 2)  # fmt: skip
+    assert got == {"p/a": {"content.ssim": 0.0, "content.layout": 0.25,
+                           "content.coverage": 0.5, "image.shape": 0.9**2}}  # fmt: skip

@@ -15,9 +15,10 @@ study and measured by 5-fold held-out agreement, folds split by page; and the co
 path blended with the image path (:func:`blended`), held out over five fold seeds with the
 blend's share chosen inside each training fold. With ``--data DIR`` the fitted
 combinations are fitted on ``--train`` and applied to DIR: nothing is fitted on DIR.
-``--powers`` (the training study only; about 5 minutes on 2 cores): each path's terms
-raised to a power (:func:`powered`), held out the same way, the power chosen inside each
-training fold by agreement and by the fit's own log-loss rule.
+``--powers`` (the training study only; with ``--candidates`` 3 min 9 s on 2 idle cores,
+renders cached): each path's terms raised to a power (:func:`powered`), held out the same
+way, the power chosen inside each training fold by agreement and by the fit's own log-loss
+rule.
 
     PYTHONPATH=. .venv/bin/python bench/real_prefs.py [--train DIR] [--data DIR]
         [--cache store/cache/studies] [--candidates] [--powers] [--json] [--prefs-out FILE]

@@ -69,7 +69,7 @@ from recon.calibrate.study import (
     preferences,
     read_study,
 )
-from recon.calibrate.visual import TERMS, composed, fit_visual, trained
+from recon.calibrate.visual import TERMS, composed, fit_visual, judged, trained
 from recon.errors import ConfigError, ReconError
 from recon.grade import global_visual, regional
 from recon.grade._blocks import BODY_FONT_PX, blocks
@@ -542,30 +542,27 @@ def raised(scores: Mapping[str, Scores], p: int) -> dict[str, Scores]:
     }
 
 
-def _path_points(
-    pairs: Sequence[Pair], scores: Mapping[str, Scores], w: VisualWeights, path: str
-) -> np.ndarray:
-    """Per pair: 1 / 0 / 0.5 as the path's composed score agrees, disagrees or ties."""
-    diff = [composed(scores[name(p.page, p.a)], path, w)
-            - composed(scores[name(p.page, p.b)], path, w) for p in pairs]  # fmt: skip
-    return points(np.array(diff), np.array([p.winner for p in pairs], dtype=np.float64))
+Fits = list[dict[int, VisualWeights]]
+"""Per fold, per p: the weights and floors fitted on the other folds' pairs."""
 
 
 def _held_powers(
     pairs: Sequence[Pair], by_power: Mapping[int, Mapping[str, Scores]], seed: int
-) -> dict[str, np.ndarray]:
+) -> tuple[dict[str, np.ndarray], Fits]:
     """Per path, per p (rows), per pair: the held-out points, 5 folds by page, each fold's
-    weights and floors fitted on the other folds' pairs of the raised scores."""
+    weights and floors fitted on the other folds' pairs of the raised scores; and those
+    fits."""
     fold = group_folds([p.page for p in pairs], seed)
     got = {path: np.zeros((len(POWERS), len(pairs))) for path in TERMS}
+    fits: Fits = []
     for f in range(int(fold.max()) + 1):
         kept = [p for p, k in zip(pairs, fold, strict=True) if k != f]
         held = [p for p, k in zip(pairs, fold, strict=True) if k == f]
+        fits.append({power: trained(kept, by_power[power], seed) for power in POWERS})
         for i, power in enumerate(POWERS):
-            w = trained(kept, by_power[power], seed)
             for path in TERMS:
-                got[path][i, fold == f] = _path_points(held, by_power[power], w, path)
-    return got
+                got[path][i, fold == f] = judged(held, by_power[power], path, fits[f][power])
+    return got, fits
 
 
 def log_loss(pairs: Sequence[Pair], scores: Mapping[str, Scores], seed: int, path: str) -> float:
@@ -591,13 +588,13 @@ def powered(
     def row(agree: Sequence[float]) -> dict[str, Any]:
         return {"agree": [float(a) for a in agree], "mean_share": float(np.mean(agree)) / n}
 
-    held = [_held_powers(pairs, by_power, seed) for seed in seeds]
+    held = {seed: _held_powers(pairs, by_power, seed) for seed in seeds}
     found: dict[str, Any] = {"pairs": n, "seeds": list(seeds), "paths": {}}
     for path in TERMS:
-        per_power = np.array([h[path].sum(axis=1) for h in held]).T
+        per_power = np.array([got[path].sum(axis=1) for got, _fits in held.values()]).T
         found["paths"][path] = {str(p): row(per_power[i]) for i, p in enumerate(POWERS)}
     try:
-        nested = [_nested_powers(pairs, by_power, seed) for seed in seeds]
+        nested = [_nested_powers(pairs, by_power, seed, held[seed][1]) for seed in seeds]
     except ConfigError as err:  # too few pages to fold three times
         return found | {"nested": {"skipped": str(err)}}
     for rule in ("nested", "nested_log_loss"):
@@ -610,10 +607,11 @@ def powered(
 
 
 def _nested_powers(
-    pairs: Sequence[Pair], by_power: Mapping[int, Mapping[str, Scores]], seed: int
+    pairs: Sequence[Pair], by_power: Mapping[int, Mapping[str, Scores]], seed: int, fits: Fits
 ) -> dict[str, dict[str, tuple[float, list[int]]]]:
     """Per rule, per path: the held-out count with p chosen per fold on its training pairs,
-    and the ps."""
+    and the ps. ``fits``: :func:`_held_powers`' on the same folds (the chosen p's fit on a
+    fold's training pairs is one of them)."""
     fold = group_folds([p.page for p in pairs], seed)
     rules = ("nested", "nested_log_loss")
     agreed = {rule: dict.fromkeys(TERMS, 0.0) for rule in rules}
@@ -621,8 +619,7 @@ def _nested_powers(
     for f in range(int(fold.max()) + 1):
         kept = [p for p, k in zip(pairs, fold, strict=True) if k != f]
         held = [p for p, k in zip(pairs, fold, strict=True) if k == f]
-        inner = _held_powers(kept, by_power, seed)
-        fits: dict[int, VisualWeights] = {}  # each p's fit on the training pairs, once
+        inner, _inner_fits = _held_powers(kept, by_power, seed)
         for path in TERMS:
             losses = [log_loss(kept, by_power[p], seed, path) for p in POWERS]
             picks = {
@@ -631,10 +628,8 @@ def _nested_powers(
             }
             for rule, i in picks.items():
                 power = POWERS[i]
-                if power not in fits:
-                    fits[power] = trained(kept, by_power[power], seed)
-                w = fits[power]
-                agreed[rule][path] += float(_path_points(held, by_power[power], w, path).sum())
+                w = fits[f][power]
+                agreed[rule][path] += float(judged(held, by_power[power], path, w).sum())
                 chosen[rule][path].append(power)
     return {r: {path: (agreed[r][path], chosen[r][path]) for path in TERMS} for r in rules}
 

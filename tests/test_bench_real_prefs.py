@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from recon.calibrate import visual
 from recon.calibrate.renders import Shoot
 from recon.calibrate.study import Pair
 from recon.model.viewport import Viewport
@@ -265,8 +266,9 @@ def test_terms_raised_to_a_power_are_judged_held_out_and_the_power_chosen_per_fo
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(bench, "trained", stub)
         mp.setattr(bench, "log_loss", log_loss)
+        # the points come from recon.calibrate.visual.judged, which composes there
         mp.setattr(
-            bench, "composed", lambda s, path, _w: s[f"{path}.layout"] + s[f"{path}.palette"]
+            visual, "composed", lambda s, path, _w: s[f"{path}.layout"] + s[f"{path}.palette"]
         )
         got = bench.powered(pairs, scores, range(2))
     assert got["pairs"] == 10 and got["seeds"] == [0, 1]
@@ -282,9 +284,9 @@ def test_terms_raised_to_a_power_are_judged_held_out_and_the_power_chosen_per_fo
         assert got["nested"][path]["chosen"] == [[3] * 5, [3] * 5]
         assert got["nested_log_loss"][path] == {"agree": [4, 4], "mean_share": 0.4,
                                                 "chosen": [[2] * 5, [2] * 5]}  # fmt: skip
-    # per seed: 5 folds x 4 powers; inside each fold 5 x 4 again on its 8 training pages,
-    # then the two chosen powers' fits (shared by both paths): never a page judged with them
-    assert len(trained) == 2 * (5 * 4 + 5 * (5 * 4 + 2))
+    # per seed: 5 folds x 4 powers (the chosen power's fit on a fold is one of them); inside
+    # each fold 5 x 4 again on its 8 training pages: never a page judged with them
+    assert len(trained) == 2 * (5 * 4 + 5 * (5 * 4))
     assert max(trained) == 8 and min(trained) >= 6
     assert sorted(set(losses)) == [1, 2, 3, 4] and len(losses) == 2 * 5 * 2 * 4
     text = "\n".join(bench._powered_lines(got))

@@ -78,10 +78,11 @@ def _agreement(got: np.ndarray, seed: int) -> Agreement:
     )
 
 
-def _judged(
+def judged(
     pairs: Sequence[Pair], scores: Mapping[str, Scores], path: str, weights: VisualWeights
 ) -> np.ndarray:
-    """Per pair, 1 / 0 / 0.5: the composed score agrees, disagrees or ties."""
+    """Per pair, 1 / 0 / 0.5: the path's composed score under ``weights`` agrees, disagrees
+    or ties with the raters."""
     diff = np.array(
         [composed(scores[name(p.page, p.a)], path, weights)
          - composed(scores[name(p.page, p.b)], path, weights) for p in pairs]
@@ -126,11 +127,11 @@ def fit_visual(
         fold_floors.append({k: getattr(w, k) for k in FLOORS})
         held = [p for p, t in zip(pairs, test, strict=True) if t]
         for path in TERMS:
-            got[path].append(_judged(held, scores, path, w))
+            got[path].append(judged(held, scores, path, w))
     paths = {
         path: PathFit(
-            before=_agreement(_judged(pairs, scores, path, base), seed),
-            in_sample=_agreement(_judged(pairs, scores, path, fitted), seed),
+            before=_agreement(judged(pairs, scores, path, base), seed),
+            in_sample=_agreement(judged(pairs, scores, path, fitted), seed),
             held_out=_agreement(np.concatenate(got[path]), seed),
             folds=per_fold[path],
             l2=finals[path].l2,

@@ -44,6 +44,10 @@ MAX_HEAD = 64 * 1024
 MAX_EVENTS = 1000
 HEAD_TIMEOUT_S = 30
 CONNECT_TIMEOUT_S = 15
+# After a refusal the proxy reads and drops what the client still sends, for at most this
+# long, before it closes: closing a socket with unread input resets the peer, which can
+# then lose the reply it was sent (a lingering close, as HTTP servers do).
+LINGER_S = 1.0
 
 
 @dataclass(frozen=True)
@@ -187,17 +191,17 @@ class EgressProxy:
         try:
             method, target, rest = _parse(head)
         except ValueError as err:
-            await self._refuse(writer, Verdict("(no target)", None, 400, str(err)))
+            await self._refuse(reader, writer, Verdict("(no target)", None, 400, str(err)))
             return
         peer = _peer_uid(writer)
         if self.uid is not None and peer != self.uid:
             why = f"peer uid {peer} is not the agent's uid {self.uid}"
             shown = oneline(target.encode("latin-1", "backslashreplace"), 200)
-            await self._refuse(writer, Verdict(shown, None, 403, why))
+            await self._refuse(reader, writer, Verdict(shown, None, 403, why))
             return
         verdict = admit(method, target, head, self.rules)
         if verdict.rule is None:
-            await self._refuse(writer, verdict)
+            await self._refuse(reader, writer, verdict)
         elif method == "CONNECT":
             await self._connect(verdict.rule, writer, reader)
         else:
@@ -217,21 +221,23 @@ class EgressProxy:
             return None
         except asyncio.LimitOverrunError:
             why = f"a request head over {MAX_HEAD} bytes"
-            await self._refuse(writer, Verdict("(no target)", None, 431, why))
+            await self._refuse(reader, writer, Verdict("(no target)", None, 431, why))
         except TimeoutError:
             why = f"no complete request head within {HEAD_TIMEOUT_S} s"
-            await self._refuse(writer, Verdict("(no target)", None, 408, why))
+            await self._refuse(reader, writer, Verdict("(no target)", None, 408, why))
         return None
 
-    async def _refuse(self, writer: asyncio.StreamWriter, verdict: Verdict) -> None:
+    async def _refuse(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, verdict: Verdict
+    ) -> None:
         self.log.record(verdict.target, "refused", verdict.why, self._started)
-        await _reply(writer, verdict.status, f"egress refused: {verdict.why}")
+        await _reply(reader, writer, verdict.status, f"egress refused: {verdict.why}")
 
     async def _connect(
         self, rule: Rule, writer: asyncio.StreamWriter, reader: asyncio.StreamReader
     ) -> None:
         host, port = rule.host, rule.port
-        upstream = await self._open(host, port, writer)
+        upstream = await self._open(host, port, reader, writer)
         if upstream is None:
             return
         up_reader, up_writer = upstream
@@ -243,7 +249,7 @@ class EgressProxy:
             self.log.record(str(Rule(host, port)), "refused", why, self._started)
             up_writer.close()
             if opening.kind == "http":
-                await _reply(writer, 403, f"egress refused: {why}")
+                await _reply(reader, writer, 403, f"egress refused: {why}")
             writer.close()
             return
         self.log.record(str(Rule(host, port)), "allowed", "on the allow-list", self._started)
@@ -259,7 +265,7 @@ class EgressProxy:
         reader: asyncio.StreamReader,
     ) -> None:
         assert verdict.rule is not None
-        upstream = await self._open(verdict.rule.host, verdict.rule.port, writer)
+        upstream = await self._open(verdict.rule.host, verdict.rule.port, reader, writer)
         if upstream is None:
             return
         self.log.record(verdict.target, "allowed", "on the allow-list", self._started)
@@ -269,7 +275,7 @@ class EgressProxy:
         await _pipe_both(reader, writer, up_reader, up_writer)
 
     async def _open(
-        self, host: str, port: int, writer: asyncio.StreamWriter
+        self, host: str, port: int, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter] | None:
         target = str(Rule(host, port))
         try:
@@ -278,7 +284,7 @@ class EgressProxy:
             )
         except (OSError, TimeoutError) as err:
             self.log.record(target, "failed", f"upstream unreachable: {err}", self._started)
-            await _reply(writer, 502, f"upstream {target} unreachable")
+            await _reply(reader, writer, 502, f"upstream {target} unreachable")
             return None
         self._writers.add(upstream[1])
         return upstream
@@ -321,15 +327,26 @@ def _parse(head: bytes) -> tuple[str, str, bytes]:
     return method.upper(), target, b"\r\n".join([*kept, b"Connection: close", b"", b""])
 
 
-async def _reply(writer: asyncio.StreamWriter, status: int, message: str) -> None:
+async def _reply(
+    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, status: int, message: str
+) -> None:
+    """Answer and close, lingering: the reply is sent and the writing side shut, then what
+    the client still sends is read and dropped (until it closes, or for LINGER_S), so that
+    the close does not reset a client whose input the proxy never read."""
     body = (message + "\n").encode()
     writer.write(
         f"HTTP/1.1 {status} {message}\r\nContent-Length: {len(body)}\r\n"
         "Connection: close\r\n\r\n".encode()
         + body
     )
-    with contextlib.suppress(ConnectionError):
+    with contextlib.suppress(OSError):  # a reset peer, or TimeoutError: enough lingering
         await writer.drain()
+        if writer.can_write_eof():
+            writer.write_eof()
+        deadline = time.monotonic() + LINGER_S
+        while (left := deadline - time.monotonic()) > 0:
+            if not await asyncio.wait_for(reader.read(65536), left):
+                break
     writer.close()
 
 

@@ -501,6 +501,21 @@ def test_an_oversized_head_is_refused_and_counted(sock_dir: Path) -> None:
     assert proxy.log.events[0]["reason"] == f"a request head over {MAX_HEAD} bytes"
 
 
+def test_a_refused_client_still_sending_reads_its_answer_rather_than_a_reset(
+    sock_dir: Path,
+) -> None:
+    """The proxy lingers after a refusal, reading and dropping what the client still sends:
+    closing over unread input would reset the client, which could lose the answer."""
+    path = sock_dir / "egress.sock"
+    with EgressProxy(path, []) as proxy, socket.socket(socket.AF_UNIX) as s:
+        s.settimeout(60)
+        s.connect(str(path))
+        s.sendall(b"GET http://allowed.host/ HTTP/1.1\r\nX-Pad: " + b"a" * (4 * MAX_HEAD))
+        answer = _read_all(s)
+    assert answer.startswith(b"HTTP/1.1 431 "), answer[:100]
+    assert _counts(proxy) == (0, 1, 0)
+
+
 def trickle(sock_path: Path, seen: list[bytes], stop: threading.Event) -> None:
     """A slowloris client: a head that never ends, one byte at a time, until cut off (or
     ``stop``); what it got back goes into ``seen``."""

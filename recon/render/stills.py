@@ -14,11 +14,23 @@ page larger than that (one 10^6 px tall made chromium spend minutes and then cra
 recorded as a failure naming both sizes (:func:`clip_note`): the still shows only part of
 the point, so nothing is graded from it. The page's size is read once per capture, in the
 harness's isolated world, as playwright measures a full page.
+
+Before the stills, the page's finished animations are *retired* (:func:`retire`): each
+one's effect is written into its element's inline style (``Animation.commitStyles``) and
+the animation cancelled, so the page looks the same and is painted as a page that never
+animated. A finished animation that fills its end state (``animation-fill-mode:
+forwards``, which the stills stylesheet reaches at once) left chromium free to paint its
+element on a layer of its own or not, decided by when it last looked: an edge at a
+fractional position then came out a row different from capture to capture (three
+versions in twelve captures of a real page; one in twelve with it retired). An animation
+whose effect cannot be committed (on a pseudo-element, or an element not rendered) is
+left running as it is.
 """
 
 from __future__ import annotations
 
 import io
+from contextlib import suppress
 from dataclasses import dataclass
 
 from PIL import Image, ImageChops
@@ -82,6 +94,7 @@ def stable_stills(session: Session) -> tuple[bytes, bytes, Stability]:
     When chromium cannot take a full-page still at all (recorded as a failure), there is
     nothing to prove: the stills are returned as they are, with ``pairs`` 0."""
     clip = full_clip(session)
+    retire(session)
     full = shot(session, full=clip)
     shown = still(session)
     pairs = 0
@@ -97,14 +110,33 @@ def stable_stills(session: Session) -> tuple[bytes, bytes, Stability]:
             count, size = differing_pixels(full, again)
             return again, still(session), Stability(False, pairs, count, size)
         settle(session)
+        retire(session)
         full, shown = shot(session, full=clip), still(session)
     return full or blank_png(session.viewport), shown, Stability(True, 0)
 
 
 def unproven_stills(session: Session) -> tuple[bytes, bytes, Stability]:
     """The two stills taken once each, stability unknown (``pairs`` 0)."""
-    full = still(session, full=full_clip(session))
+    clip = full_clip(session)
+    retire(session)
+    full = still(session, full=clip)
     return full, still(session), Stability(True, 0, 0, png_size(full))
+
+
+def retire(session: Session) -> int:
+    """Retire the finished animations of the page and of every frame in it (module
+    docstring); how many. The main frame's from the harness's isolated world, a frame's
+    through playwright's evaluation in it (as the stills stylesheet reaches frames): a
+    frame's own script could keep only its own frame's animations."""
+    retired = 0
+    with suppress(PlaywrightError), guard(session):
+        retired += int(session.world.evaluate(_RETIRE_JS))
+    for frame in session.page.frames:
+        if frame is session.page.main_frame:
+            continue
+        with suppress(PlaywrightError), guard(session):  # a frame gone meanwhile
+            retired += int(frame.evaluate(_RETIRE_JS))
+    return retired
 
 
 def full_clip(session: Session) -> Clip:
@@ -174,6 +206,21 @@ def _padded(image: Image.Image, width: int, height: int) -> Image.Image:
     canvas.paste(image, (0, 0))
     return canvas
 
+
+_RETIRE_JS = """(() => {
+  let retired = 0;
+  for (const animation of document.getAnimations()) {
+    if (animation.playState !== 'finished') continue;
+    try {
+      animation.commitStyles();
+    } catch (error) {
+      continue;  // a pseudo-element's, or its element is not rendered: left as it is
+    }
+    animation.cancel();
+    retired++;
+  }
+  return retired;
+})()"""
 
 # As playwright measures a full page for its full-page screenshots (null before a body).
 _PAGE_SIZE_JS = """(() => {

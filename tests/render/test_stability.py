@@ -16,7 +16,8 @@ from playwright.sync_api import Browser
 from recon.render import Viewport
 from recon.render.browser import FONT_DIR, chromium_path
 from recon.render.capture import capture
-from recon.render.stills import TRIES, differing_pixels
+from recon.render.page import load, open_page
+from recon.render.stills import TRIES, differing_pixels, retire
 from tests.conftest import reader
 
 pytestmark = [
@@ -176,6 +177,50 @@ def test_a_css_animation_that_runs_for_ever_is_collapsed_for_stills(browser: Bro
     div { width: 50px; height: 50px; background: #36c; animation: spin 1s linear infinite }
     </style><div></div>"""
     assert capture(browser, page(spinner), "/", VIEWPORT).status == "stable"
+
+
+# A headline faded in by a CSS animation that fills its end state, at a fractional
+# position, over a dark hero (a real landing page's, issue 28's page 100); ``{}`` is where
+# the animation goes. Its ``::after`` mark fades in too: a pseudo-element's animation can't
+# be committed to a style, so it is left running, finished, as it is.
+FADED = """<!doctype html><style>
+  @keyframes fadeIn { from { opacity: 0 } to { opacity: 1 } }
+  @keyframes mark { from { background: #fff } to { background: #c30 } }
+  body { margin: 0; background: #000 }
+  h1 { position: absolute; top: 40.4px; left: 30.3px; margin: 0; padding: 8.3px;
+       font: 37.7px sans-serif; color: #fff; background: #0a0a0a {} }
+  h1 span { background: #e8571c }
+  h1::after { content: ""; display: inline-block; width: 40px; height: 40px;
+              animation: mark .5s forwards }
+</style><h1><span>Command</span> your attack surface</h1>"""
+
+
+def test_a_finished_animation_is_retired_so_the_page_stills_as_if_it_never_ran(
+    browser: Browser,
+) -> None:
+    """Stills retire finished animations (their end state committed to the element's style,
+    the animation cancelled): chromium then paints the page as one that never animated. A
+    filling animation left in place let it paint the headline on a layer of its own or not,
+    decided by timing: its bottom edge came out a row different from capture to capture."""
+    animated = FADED.replace("{}", "; animation: fadeIn .9s forwards", 1)
+    with open_page(browser, page(animated), VIEWPORT) as session:
+        load(session, "/", 5000)
+        assert session.world.evaluate("document.getAnimations().length") == 2
+        assert retire(session) == 1
+        left = session.world.evaluate(
+            "document.getAnimations().map((a) => [a.animationName, a.playState])"
+        )
+        assert left == [["mark", "finished"]]  # the pseudo-element's, left as it was
+        assert session.world.evaluate(
+            "[getComputedStyle(document.querySelector('h1')).opacity,"
+            " document.querySelector('h1').style.opacity]"
+        ) == ["1", "1"]  # the end state, now the element's own style
+    shot = capture(browser, page(animated), "/", VIEWPORT)
+    never_ran = capture(browser, page(FADED.replace("{}", "", 1)), "/", VIEWPORT)
+    assert shot.full_png == never_ran.full_png
+    x, y, w, h = (int(v) for v in element(shot.dom, "h1")["box"])  # type: ignore[attr-defined]
+    still = Image.open(io.BytesIO(shot.full_png)).convert("RGB")
+    assert still.getpixel((x + w - 30, y + h // 2)) == (204, 51, 0)  # the mark's end colour
 
 
 VIDEO = "<video{} width=320 height=180><source src=missing.mp4></video>"

@@ -18,10 +18,12 @@ combinations are fitted on ``--train`` and applied to DIR: nothing is fitted on 
 ``--powers`` (the training study only; with ``--candidates`` 3 min 9 s on 2 idle cores,
 renders cached): each path's terms raised to a power (:func:`powered`), held out the same
 way, the power chosen inside each training fold by agreement and by the fit's own log-loss
-rule.
+rule. ``--ceiling``: per path, the most pairs one weighting of its terms agrees on in
+sample (:func:`weighting_ceiling`, a seeded search), and the pairs no weighting drawn wins.
 
     PYTHONPATH=. .venv/bin/python bench/real_prefs.py [--train DIR] [--data DIR]
-        [--cache store/cache/studies] [--candidates] [--powers] [--json] [--prefs-out FILE]
+        [--cache store/cache/studies] [--candidates] [--powers] [--ceiling] [--json]
+        [--prefs-out FILE]
 
 A report, not a test: it asserts nothing. ``--json`` prints one object whose ``metrics``
 maps ``content``, ``image`` and ``ssim`` to ``{"agree", "pairs", "share", "ties", "low",
@@ -69,7 +71,7 @@ from recon.calibrate.study import (
     preferences,
     read_study,
 )
-from recon.calibrate.visual import TERMS, composed, fit_visual, judged, trained
+from recon.calibrate.visual import TERMS, composed, fit_visual, judged, terms_of, trained
 from recon.errors import ConfigError, ReconError
 from recon.grade import global_visual, regional
 from recon.grade._blocks import BODY_FONT_PX, blocks
@@ -96,6 +98,11 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--candidates", action="store_true", help="measure candidate terms")
     p.add_argument(
         "--powers", action="store_true", help="measure each path's terms raised to a power"
+    )
+    p.add_argument(
+        "--ceiling",
+        action="store_true",
+        help="search each path's weightings for the most pairs any of them agrees on",
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--prefs-out", type=Path, help="write the study as preference rows")
@@ -634,6 +641,97 @@ def _nested_powers(
     return {r: {path: (agreed[r][path], chosen[r][path]) for path in TERMS} for r in rules}
 
 
+DRAWS = 200_000
+"""How many weightings :func:`weighting_ceiling` draws at random, before it draws as many
+around its best three times over, each time closer."""
+CHUNK = 20_000
+REFINE = (200.0, 50.0, 20.0)
+"""The Dirichlet concentrations around the best weighting so far, one round each."""
+
+
+Sides = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def _ceiling_sides(
+    pairs: Sequence[Pair], scores: Mapping[str, Scores], path: str, weights: VisualWeights
+) -> Sides:
+    """Per side of each pair (a, b, a, b, ...): the path's appearance terms, which of them
+    apply (1 / 0), the guard under ``weights``' floors, and the score of a side the path's
+    weights do not compose (a page composed by the other path: its score under ``weights``,
+    fixed; else 0)."""
+    every = weights.model_copy(update={p: dict.fromkeys(TERMS[p], 1.0) for p in TERMS})
+    values, applies, guards, fixed = [], [], [], []
+    for key in (name(p.page, m) for p in pairs for m in (p.a, p.b)):
+        found = terms_of(scores[key], path)
+        composed_terms = global_visual.compose(found, every).terms
+        own = (found["content_applicable"] == 1.0) == (path == "content")
+        values.append([found.get(t, 0.0) for t in TERMS[path]])
+        applies.append([composed_terms[f"w_{t}"] if own else 0.0 for t in TERMS[path]])
+        guards.append(composed_terms["guard"] if own else 0.0)
+        fixed.append(0.0 if own else composed(scores[key], path, weights))
+    return (np.nan_to_num(np.array(values, dtype=np.float64)), np.array(applies),
+            np.array(guards), np.array(fixed))  # fmt: skip
+
+
+def weighting_ceiling(
+    pairs: Sequence[Pair],
+    scores: Mapping[str, Scores],
+    seed: int,
+    draws: int = DRAWS,
+    weights: VisualWeights = global_visual.DEFAULT,
+) -> dict[str, Any]:
+    """Per path, the most pairs any weighting of its appearance terms agrees on, in sample,
+    the guard's floors as ``weights`` has them: the best of ``weights``' own weighting,
+    ``draws`` drawn at random over the simplex (Dirichlet, α = 0.7, seeded) and ``draws``
+    more around the best so far for each of :data:`REFINE`. A search, so a floor under the
+    true ceiling. One weighting for every pair: held out, each fold is judged by weights
+    fitted without it (and its own floors), which may agree where no one weighting does, but
+    a fit that never saw the pairs it judges seldom comes near the best weighting for them.
+    Also the pairs no weighting drawn agrees on: what only another term can win."""
+    winner = np.array([p.winner for p in pairs], dtype=np.float64)
+    rng = np.random.default_rng(seed)
+    out: dict[str, Any] = {"pairs": len(pairs), "draws": draws * (1 + len(REFINE)) + 1}
+    for path in TERMS:
+        sides = _ceiling_sides(pairs, scores, path, weights)
+        shipped = np.array([weights.path(path).get(t, 0.0) for t in TERMS[path]])
+        got = _ceiling_points(shipped[None, :], sides, winner)
+        best, best_w, ever = float(got.sum()), shipped, got[:, 0] == 1.0
+        for concentration in (None, *REFINE):
+            for start in range(0, draws, CHUNK):
+                size = min(CHUNK, draws - start)
+                alpha = np.full(len(shipped), 0.7) if concentration is None else (
+                    best_w * concentration + 1e-3)  # fmt: skip
+                w = rng.dirichlet(alpha, size)
+                got = _ceiling_points(w, sides, winner)
+                ever |= (got == 1.0).any(axis=1)
+                totals = got.sum(axis=0)
+                if totals.max() > best:
+                    best, best_w = float(totals.max()), w[int(totals.argmax())]
+        score_w = _ceiling_points(best_w[None, :], sides, winner)[:, 0]
+        n = len(pairs)
+        out[path] = {
+            "agree": best, "pairs": n, "share": round(best / n, 6) if n else 0.0,
+            "weights": dict(zip(TERMS[path], np.round(best_w, 3).tolist(), strict=True)),
+            "missed": [_pair_label(p) for p, s in zip(pairs, score_w, strict=True) if s < 1],
+            "never": [_pair_label(p) for p, e in zip(pairs, ever, strict=True) if not e],
+        }  # fmt: skip
+    return out
+
+
+def _ceiling_points(w: np.ndarray, sides: Sides, winner: np.ndarray) -> np.ndarray:
+    """Per pair, per weighting (a row of ``w``): its point (:func:`points`)."""
+    values, applies, guards, fixed = sides
+    total = applies @ w.T
+    mean = (values * applies) @ w.T / np.where(total > 0, total, 1.0)
+    score = np.clip(fixed[:, None] + guards[:, None] * mean, 0.0, 1.0)
+    return points(score[0::2] - score[1::2], winner[:, None])
+
+
+def _pair_label(p: Pair) -> str:
+    won, lost = (p.a, p.b) if p.winner > 0 else (p.b, p.a)
+    return f"{p.page}: {won} over {lost}"
+
+
 LANDMARKS = ("header", "nav", "footer", "h1")
 """Regional visual on a study, which declares no region: each page's regions are the first
 element of each of these tags its original shows (desktop, weight 1 each)."""
@@ -807,6 +905,8 @@ def run(args: argparse.Namespace, shooter: Shooter = browser_shooter) -> dict[st
             report["blended"] = blended(pairs, scores, range(FOLD_SEEDS))
     if args.powers and args.data is None:
         report["powered"] = powered(pairs, scores, range(FOLD_SEEDS))
+    if args.ceiling:
+        report["ceiling"] = weighting_ceiling(pairs, scores, args.seed)
     return report
 
 
@@ -888,7 +988,23 @@ def text(report: Mapping[str, Any]) -> str:
         lines.append(f"  a chosen per fold, per seed: {chosen}")
     if "powered" in report:
         lines.extend(_powered_lines(report["powered"]))
+    if "ceiling" in report:
+        lines.extend(_ceiling_lines(report["ceiling"]))
     return "\n".join(lines)
+
+
+def _ceiling_lines(found: Mapping[str, Any]) -> list[str]:
+    lines = [
+        f"the most pairs any weighting of a path's terms agrees on in sample (best of "
+        f"{found['draws']:,} weightings, the shipped floors):"
+    ]
+    for path in TERMS:
+        c = found[path]
+        lines.append(f"  {path:7} {c['agree']:g} of {c['pairs']} ({c['share']:.3f}) "
+                     f"weights {c['weights']}")  # fmt: skip
+        lines.append(f"    missed: {'; '.join(c['missed']) or 'none'}")
+        lines.append(f"    missed by every weighting drawn: {'; '.join(c['never']) or 'none'}")
+    return lines
 
 
 def _powered_lines(found: Mapping[str, Any]) -> list[str]:

@@ -299,3 +299,43 @@ def test_raising_reads_a_negative_term_as_zero_and_leaves_other_numbers() -> Non
                                 "content.coverage": 0.5, "image.shape": 0.9}}, 2)  # fmt: skip
     assert got == {"p/a": {"content.ssim": 0.0, "content.layout": 0.25,
                            "content.coverage": 0.5, "image.shape": 0.9**2}}  # fmt: skip
+
+
+def _sides(layout: float, palette: float, content: bool = True) -> dict[str, float]:
+    """One reconstruction's stored terms on both paths: every term applies, the guard is 1;
+    only layout and palette vary. ``content=False``: a page without content blocks, which
+    both paths compose by the image path's weights."""
+    found = {"colour_applicable": 1.0, "position_applicable": 1.0, "typeface_applicable": 1.0,
+             "layout_applicable": 1.0, "extent_applicable": 1.0, "shape_applicable": 1.0,
+             "ink_ratio": 1.0, "coverage": 1.0, "span": 1.0, "ssim": 0.5, "colour": 0.5,
+             "position": 0.5, "typeface": 0.5, "extent": 0.5, "shape": 0.5,
+             "layout": layout, "palette": palette}  # fmt: skip
+    applies = {"content": 1.0 if content else 0.0, "image": 0.0}
+    return {f"{path}.{k}": v for path in ("content", "image")
+            for k, v in {**found, "content_applicable": applies[path]}.items()}  # fmt: skip
+
+
+def test_the_weighting_ceiling_finds_the_best_weighting_and_what_none_wins() -> None:
+    """p0, p1 are won by the better layout, p2 by the better palette: no weighting agrees
+    on all three, the best on two. On p3 the chosen page is worse on both: no weighting
+    agrees. On p4 the chosen page has no content blocks, composed by the image path's
+    weights on the content path too, and scores higher whatever the content weights."""
+    bench = real_prefs()
+    pairs = [Pair(f"p{i}", "a", "b", 1) for i in range(5)]
+    sides = [((1.0, 0.0), (0.0, 1.0)), ((0.9, 0.2), (0.1, 0.8)), ((0.0, 1.0), (1.0, 0.0)),
+             ((0.2, 0.2), (0.6, 0.6)), ((1.0, 1.0), (0.1, 0.1))]  # fmt: skip
+    scores = {}
+    for p, (a, b) in zip(pairs, sides, strict=True):
+        scores[f"{p.page}/a"] = _sides(*a, content=p.page != "p4")
+        scores[f"{p.page}/b"] = _sides(*b)
+    got = bench.weighting_ceiling(pairs, scores, 0, draws=2_000)
+    assert got["draws"] == 2_000 * (1 + len(bench.REFINE)) + 1
+    for path in ("content", "image"):
+        c = got[path]
+        assert (c["agree"], c["pairs"], c["share"]) == (3.0, 5, 0.6), (path, c)
+        assert c["weights"]["layout"] > c["weights"]["palette"]
+        assert c["missed"] == ["p2: a over b", "p3: a over b"]
+        assert c["never"] == ["p3: a over b"]
+    text = "\n".join(bench._ceiling_lines(got))
+    assert "content 3 of 5 (0.600)" in text
+    assert "missed by every weighting drawn: p3: a over b" in text

@@ -32,8 +32,9 @@ HOSTILE = {
 }
 
 
-def build(project: Path, hostile: bool) -> list[str]:
-    """Write the entries and the release, build it; the honest entries' ids."""
+def build(project: Path, hostile: bool, *options: str) -> list[str]:
+    """Write the entries and the release, build it (doit ``options`` first); the honest
+    entries' ids."""
     answers = project / "entries" / "scripted" / "answers" / CASE
     honest = [
         copy_entry(
@@ -46,7 +47,7 @@ def build(project: Path, hostile: bool) -> list[str]:
     pages = HOSTILE if hostile else {}
     extra = [copy_entry(project, e, {"index.html": p.encode()}) for e, p in pages.items()]
     write_release(project, RELEASE, CASE, honest + extra)
-    doit(project, f"release:{RELEASE}")  # raises unless doit exits 0
+    doit(project, *options, f"release:{RELEASE}")  # raises unless doit exits 0
     return honest
 
 
@@ -59,10 +60,12 @@ def test_hostile_pages_cost_only_their_own_points(tmp_path: Path) -> None:
     alone = copy_project(tmp_path / "alone")
     together = copy_project(tmp_path / "together")
     # Two projects, two stores: the build without the hostile entries runs beside the one
-    # with them (whose hostile pages spend most of their time waiting out their bounds).
+    # with them (whose hostile pages spend most of their time waiting out their bounds),
+    # which runs two cells at once as `doit -n 2 -P thread` does (one browser per thread):
+    # an honest page may render while a hostile one hangs, crashes or eats its heap.
     with ThreadPoolExecutor(max_workers=1) as beside:
         baseline = beside.submit(build, alone, hostile=False)
-        built = build(together, hostile=True)
+        built = build(together, True, "-n", "2", "-P", "thread")
         honest = baseline.result()
     assert built == honest
     for entry in honest:

@@ -189,6 +189,15 @@ def tiny_project(dest: Path) -> Path:
     return project
 
 
+@pytest.fixture(scope="session")
+def built_tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tiny release (:func:`tiny_project`) built cold, once per session. Tests read it
+    or copy it (:func:`clone_built`) before changing it."""
+    project = tiny_project(tmp_path_factory.mktemp("tiny") / "project")
+    doit(project, "release:tiny")
+    return project
+
+
 def published(folder: Path) -> dict[str, bytes]:
     """Every file under ``folder`` (a published release), relative path -> bytes."""
     return {str(p.relative_to(folder)): p.read_bytes()

@@ -22,7 +22,7 @@ from recon.pipeline.progress import Tracker
 from recon.pipeline.publish import clear_leftovers, mark_stale
 from recon.pipeline.view import ProgressReporter
 from recon.site.stale import START, mark_page, unmark_page
-from tests.conftest import doit, doit_env, published, recon, tiny_project
+from tests.conftest import clone_built, doit, doit_env, published, recon
 
 PAGE = b"<!doctype html>\n<html><head><title>x</title></head>\n<body class='a'>\n<p>1.0</p>\n"
 
@@ -98,10 +98,11 @@ def _pages(folder: Path) -> list[Path]:
 
 @pytest.mark.slow
 @pytest.mark.browser
-def test_a_failed_build_marks_every_page_stale_until_a_build_succeeds(tmp_path: Path) -> None:
-    project = tiny_project(tmp_path / "p")
+def test_a_failed_build_marks_every_page_stale_until_a_build_succeeds(
+    built_tiny: Path, tmp_path: Path
+) -> None:
+    project = clone_built(built_tiny, tmp_path / "p")
     out = project / "releases" / "tiny"
-    doit(project, "release:tiny")
     before = published(out)
     reference = project / "cases/html5-boilerplate/sealed/reference/index.html"
     aside = tmp_path / "index.html"
@@ -156,10 +157,11 @@ def _publish_then_kill(project: Path, delay: float) -> int:
 
 @pytest.mark.slow
 @pytest.mark.browser
-def test_a_build_killed_while_it_publishes_leaves_the_old_release_whole(tmp_path: Path) -> None:
-    project = tiny_project(tmp_path / "p")
+def test_a_build_killed_while_it_publishes_leaves_the_old_release_whole(
+    built_tiny: Path, tmp_path: Path
+) -> None:
+    project = clone_built(built_tiny, tmp_path / "p")
     out = project / "releases" / "tiny"
-    doit(project, "release:tiny")
     before = published(out)
     chance = random.Random(27)
     codes, midway = [], 0

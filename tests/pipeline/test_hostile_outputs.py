@@ -93,8 +93,10 @@ def test_a_hostile_outputs_release_builds_and_leaves_honest_rows_alone(
     honest = BACKENDS[backend]["honest"]
     template = BACKENDS[backend]["template"]
     hostile = {hostile_entry(project, template, t, backend): t for t in RELEASE_TRICKS}
-    doit(project, f"release:{release(project, 'honest', backend, honest)}")
-    build = doit(project, f"release:{release(project, 'hostile', backend, honest + list(hostile))}")
+    both = ("-n", "2", "-P", "thread")  # two cells at once, as releases are built
+    doit(project, *both, f"release:{release(project, 'honest', backend, honest)}")
+    hostile_release = release(project, "hostile", backend, honest + list(hostile))
+    build = doit(project, *both, f"release:{hostile_release}")
 
     again = [c for c in build.ran if any(f".{e}." in c for e in honest)]
     assert again == [], "the honest entries' cells ran again"  # all reused from the first

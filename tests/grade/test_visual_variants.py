@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,7 +36,7 @@ from recon.model import load_yaml
 from recon.model.contract import Contract
 from recon.model.matrix import Point
 from recon.render import Viewport
-from recon.render.browser import chromium_path
+from recon.render.browser import chromium_path, open_browser
 from recon.render.capture import capture
 from tests.conftest import suite_cases
 from tests.grade import visual_variants as vv
@@ -110,6 +111,25 @@ def _render(browser: Browser, tree: vv.Tree, contract: Contract) -> dict[str, Vi
     return views
 
 
+def _render_all(
+    browser: Browser, builds: dict[str, vv.Tree], contract: Contract
+) -> dict[str, dict[str, View]]:
+    """Every build rendered, every other one in a second chromium on a thread of its own
+    (as `doit -n 2 -P thread` renders a release: one browser per thread); in ``builds``'
+    order."""
+    names = list(builds)
+
+    def second() -> dict[str, dict[str, View]]:
+        with open_browser() as other:  # playwright: one browser per thread
+            return {name: _render(other, builds[name], contract) for name in names[1::2]}
+
+    with ThreadPoolExecutor(max_workers=1) as beside:
+        theirs = beside.submit(second)
+        views = {name: _render(browser, builds[name], contract) for name in names[::2]}
+        views |= theirs.result()
+    return {name: views[name] for name in names}
+
+
 @pytest.fixture(scope="module", params=PAGES, ids=[p.name for p in PAGES])
 def graded(request: pytest.FixtureRequest, browser: Browser) -> tuple[str, Graded]:
     contract_path, reference_dir, answer = _layout(request.param)
@@ -117,7 +137,7 @@ def graded(request: pytest.FixtureRequest, browser: Browser) -> tuple[str, Grade
     reference = vv.read_tree(reference_dir)
     builds = {"reference": reference, "faithful": answer or reference}
     builds |= vv.variants(reference)
-    views = {name: _render(browser, tree, contract) for name, tree in builds.items()}
+    views = _render_all(browser, builds, contract)
     want = views["reference"]
     rows = {
         name: {r["point"]: r for r in _global(got, want)["rows"]} for name, got in views.items()

@@ -28,7 +28,7 @@ from recon.render.session import CRASHED
 T = TypeVar("T")
 VIEWPORT = Viewport("small", 640, 480)
 BUDGET_S = 300.0  # the pool's budget in these tests: no loaded machine exhausts it honestly
-SHORT_S = 10.0  # the budget of the job that spins for ever
+SHORT_S = 5.0  # the budget of the job that spins for ever (it overruns any budget)
 browser = pytest.mark.browser
 needs_chromium = pytest.mark.skipif(
     not os.access(chromium_path(), os.X_OK), reason=f"no chromium at {chromium_path()}"
